@@ -1,0 +1,8 @@
+/* One function per subcommand, one file each (cmd/<name>.c). */
+#ifndef PROF_CMDS_H
+#define PROF_CMDS_H
+
+int cmd_run(int argc, char **argv);
+int cmd_parse(int argc, char **argv);
+
+#endif

@@ -1,0 +1,114 @@
+#include "common/fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int fs_mkdir_p(const char *path)
+{
+	char *p = strdup(path);
+	if (!p)
+		return -ENOMEM;
+	int rc = 0;
+	for (char *s = p + 1; ; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, PROF_DIR_MODE) != 0 && errno != EEXIST) {
+			rc = -errno;
+			break;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return rc;
+}
+
+int fs_read_file(const char *path, char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	int rc = 0;
+	while (buf) {
+		if (n + 1 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) { free(buf); buf = NULL; break; }
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) { rc = -errno; break; }
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (!buf)
+		return -ENOMEM;
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int fs_write_atomic(const char *path, const void *data, size_t len)
+{
+	size_t plen = strlen(path);
+	char *tmp = malloc(plen + 16);
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, plen + 16, "%s.tmp%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, PROF_FILE_MODE);
+	int rc = 0;
+	if (fd < 0) {
+		rc = -errno;
+		free(tmp);
+		return rc;
+	}
+	const char *p = data;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) { rc = -errno; break; }
+		p += w;
+		len -= (size_t)w;
+	}
+	if (close(fd) != 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+char *fs_join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *r = malloc(la + lb + 2);
+	if (!r)
+		return NULL;
+	memcpy(r, a, la);
+	r[la] = '/';
+	memcpy(r + la + 1, b, lb + 1);
+	return r;
+}

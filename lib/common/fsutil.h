@@ -1,0 +1,24 @@
+/* Small file-system helpers with the run directory's modes and errors. */
+#ifndef PROF_FSUTIL_H
+#define PROF_FSUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define PROF_DIR_MODE  0750
+#define PROF_FILE_MODE 0640
+
+/* mkdir -p with PROF_DIR_MODE for the parts it creates. 0 or -errno. */
+int fs_mkdir_p(const char *path);
+
+/* Reads a whole file into a NUL-terminated malloc'd buffer. 0 or -errno. */
+int fs_read_file(const char *path, char **out, size_t *len);
+
+/* Writes `len` bytes to `path` through a temporary file and rename, so a
+ * reader sees the old or the new content, never half. 0 or -errno. */
+int fs_write_atomic(const char *path, const void *data, size_t len);
+
+/* path joined: a + "/" + b, malloc'd (NULL on ENOMEM). */
+char *fs_join(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * The one configuration model (DESIGN §3), filled from four sources, each
+ * overriding the last: defaults, PROF_OPTIONS (JSON), --config FILE (JSON),
+ * command-line flags. Every error names the key and the source.
+ */
+#ifndef PROF_CONFIG_H
+#define PROF_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum cfg_activity { CFG_ACT_CPU = 1u << 0, CFG_ACT_DEVICE = 1u << 1 };
+enum cfg_export   { CFG_EXPORT_TEXT = 1u << 0, CFG_EXPORT_DB = 1u << 1 };
+enum cfg_host_sys { CFG_HOST_CPU = 1u << 0, CFG_HOST_MEM = 1u << 1,
+		    CFG_HOST_DISK = 1u << 2, CFG_HOST_NETWORK = 1u << 3 };
+enum cfg_level    { CFG_LEVEL_NONE, CFG_LEVEL_0, CFG_LEVEL_1, CFG_LEVEL_2 };
+
+struct cfg_schedule {
+	bool set;                 /* false: record every step */
+	uint32_t skip_first, wait, warmup, active, repeat;
+};
+
+struct prof_config {
+	char *output_path;            /* "./prof_data" */
+	uint32_t activities;          /* CFG_ACT_* ; CPU|DEVICE */
+	struct cfg_schedule schedule;
+	bool record_shapes, profile_memory, with_stack, with_modules;
+	bool analyse;                 /* parse after the run; --no-parse clears it */
+	uint32_t export_type;         /* CFG_EXPORT_* ; TEXT */
+	enum cfg_level profiler_level;/* Level0 */
+	bool data_simplification;     /* true */
+	uint32_t timeline_limit_mb;   /* 0: none */
+	uint32_t storage_limit_mb;    /* 0: none */
+	uint32_t host_sys;            /* CFG_HOST_* ; CPU|MEM */
+	bool archive;
+	double delay_s;               /* 0 */
+	double duration_s;            /* 0: until the program ends */
+	uint32_t sampling_interval_ms;/* 20; 0 switches host sampling off */
+	bool start_paused;
+};
+
+#define CFG_ERR_MAX 512
+struct cfg_error { char msg[CFG_ERR_MAX]; };
+
+void cfg_defaults(struct prof_config *c);
+void cfg_free(struct prof_config *c);
+
+/* Applies a JSON object. `source` names it in errors ("PROF_OPTIONS",
+ * a file path). Returns 0, or -1 with `err` filled. */
+int cfg_apply_json(struct prof_config *c, const char *text, const char *source,
+		   struct cfg_error *err);
+int cfg_apply_file(struct prof_config *c, const char *path, struct cfg_error *err);
+
+/* Sets one key from a flag's text value ("--delay 2" → "delay", "2").
+ * Nested keys use a dot: "schedule.wait". */
+int cfg_set(struct prof_config *c, const char *key, const char *value,
+	    const char *source, struct cfg_error *err);
+
+/* The whole configuration as a JSON object text (malloc'd), for
+ * profiler_info.json. */
+char *cfg_to_json(const struct prof_config *c);
+
+/* The keys cfg knows and a one-line help each, for --help and README. */
+struct cfg_key_doc { const char *key; const char *type; const char *help; };
+const struct cfg_key_doc *cfg_key_docs(void);
+
+#endif

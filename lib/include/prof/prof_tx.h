@@ -1,0 +1,50 @@
+/*
+ * prof annotation API: marks, ranges and steps in your own code.
+ *
+ * Link with `pkg-config --cflags --libs prof-tx`. Without prof every call is
+ * an empty function; under `prof run` the preloaded agent defines the same
+ * symbols and records them. Strings are copied when first seen; the caller
+ * keeps ownership. All functions are thread-safe.
+ */
+#ifndef PROF_TX_H
+#define PROF_TX_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define PROF_TX_API __attribute__((visibility("default")))
+#else
+#define PROF_TX_API
+#endif
+
+/* An instant event on this thread. */
+PROF_TX_API void prof_mark(const char *message);
+
+/* A range on this thread; ranges nest, pop closes the innermost. */
+PROF_TX_API void prof_range_push(const char *name);
+PROF_TX_API void prof_range_pop(void);
+
+/* A range that may end on another thread: pass the id to prof_range_end.
+ * Returns 0 when nothing is recorded (then prof_range_end(0) is a no-op). */
+PROF_TX_API uint64_t prof_range_start(const char *name);
+PROF_TX_API void prof_range_end(uint64_t id);
+
+/* A training or inference step ends here; the next one begins. */
+PROF_TX_API void prof_step(void);
+
+/* Resume and pause recording in this process. */
+PROF_TX_API void prof_start(void);
+PROF_TX_API void prof_stop(void);
+
+/* Key/value pairs for profiler_metadata.json; `json` must be a JSON text. */
+PROF_TX_API void prof_add_metadata(const char *key, const char *value);
+PROF_TX_API void prof_add_metadata_json(const char *key, const char *json);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

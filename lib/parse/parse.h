@@ -1,0 +1,36 @@
+/*
+ * The parse pipeline: a run directory in, PROFILER_OUTPUT/ out. The same
+ * code serves `prof run` (right after the program exits) and `prof parse`.
+ * Library code: it reports through `log` and returns a status; it never
+ * exits.
+ */
+#ifndef PROF_PARSE_H
+#define PROF_PARSE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses of `prof parse` (and of the parse step of `prof run`,
+ * which reports it but exits with the program's status). */
+enum parse_status {
+	PARSE_OK       = 0, /* everything read, outputs written */
+	PARSE_DAMAGED  = 3, /* some raw data was damaged or skipped; outputs written */
+	PARSE_FAILED   = 4, /* nothing could be parsed; no outputs */
+};
+
+struct parse_opts {
+	FILE *log;          /* where diagnostics go (stderr from cmd/); never NULL */
+	int verbose;
+};
+
+struct parse_report {
+	uint64_t streams, records, lost;
+	uint64_t skipped_streams, skipped_chunks, skipped_bytes;
+	uint64_t events_written; /* trace events in trace_view.json */
+	uint64_t steps;
+};
+
+enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,
+				struct parse_report *r);
+
+#endif

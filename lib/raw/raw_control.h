@@ -1,0 +1,23 @@
+/*
+ * The control page: one small shared file, <run>/raw/control, that the
+ * launcher writes and every agent maps read-only. It switches recording on
+ * and off across the whole process tree (--delay, --duration) with one load
+ * on the agent's hot path and no signal or socket.
+ */
+#ifndef PROF_RAW_CONTROL_H
+#define PROF_RAW_CONTROL_H
+
+#include <stdint.h>
+
+#define RAW_CONTROL_MAGIC   0x4c525443u /* "CTRL" */
+#define RAW_CONTROL_VERSION 1u
+#define RAW_CONTROL_FILE    "control"
+
+struct raw_control {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t recording;   /* 1: collectors record; 0: paused by the launcher */
+	uint32_t generation;  /* bumped at every change of `recording` */
+};
+
+#endif

@@ -1,0 +1,171 @@
+/*
+ * The raw format: the one definition shared by every writer (the agent, the
+ * launcher's samplers) and the reader (the parse pipeline).
+ * share/prof/doc/raw-format.md describes it for people; keep the two in step.
+ *
+ * A raw file is one stream: one thread of one process, or one collector.
+ *
+ *   offset 0             struct raw_file_header (padded to RAW_HEADER_SIZE)
+ *   RAW_HEADER_SIZE      chunk 0: struct raw_chunk_header, then records
+ *   + chunk_size         chunk 1 ...
+ *
+ * Crash safety: a chunk's `committed` counter is advanced with a release
+ * store after each record is fully written, so a reader that trusts only
+ * [0, committed) never sees a torn record, even after SIGKILL (the kernel
+ * keeps the pages of a shared file mapping).
+ */
+#ifndef PROF_RAW_FORMAT_H
+#define PROF_RAW_FORMAT_H
+
+#include <stdint.h>
+
+#define RAW_MAGIC          "PROFRAW"  /* 7 chars + NUL = 8 bytes */
+#define RAW_VERSION        1u
+#define RAW_BYTE_ORDER     0x01020304u
+#define RAW_HEADER_SIZE    4096u
+#define RAW_CHUNK_MAGIC    0x4b4e4843u /* "CHNK" little-endian */
+#define RAW_CHUNK_DEFAULT  (1u << 20)
+#define RAW_CHUNK_MIN      (16u << 10)
+#define RAW_CHUNK_MAX      (64u << 20)
+#define RAW_ALIGN          8u
+#define RAW_NAME_MAX       64u
+
+/* What ticks the record timestamps count. */
+enum raw_clock {
+	RAW_CLOCK_MONOTONIC = 1, /* CLOCK_MONOTONIC nanoseconds */
+	RAW_CLOCK_TSC       = 2, /* x86 invariant TSC; mapped through clock pairs */
+};
+
+/* What the stream holds. */
+enum raw_stream_kind {
+	RAW_STREAM_THREAD = 1, /* events of one thread of a profiled process */
+	RAW_STREAM_HOST   = 2, /* the launcher's host sampler */
+};
+
+/* Header flags. */
+#define RAW_FILE_CLOSED 0x1u /* the writer closed the stream cleanly */
+
+/* A clock pair: the stream's tick and CLOCK_MONOTONIC / CLOCK_REALTIME ns,
+ * read back to back. Readers map ticks onto monotonic ns with these. */
+struct raw_clock_pair {
+	uint64_t ticks;
+	uint64_t mono_ns;
+	uint64_t real_ns;
+};
+
+struct raw_file_header {
+	char     magic[8];
+	uint32_t version;
+	uint32_t byte_order;
+	uint32_t header_size;
+	uint32_t chunk_size;
+	uint32_t clock;          /* enum raw_clock */
+	uint32_t kind;           /* enum raw_stream_kind */
+	int32_t  pid;
+	int32_t  tid;
+	int32_t  ppid;
+	uint32_t flags;          /* RAW_FILE_*; updated by the writer */
+	uint64_t tsc_hz;         /* writer's estimate, 0 if unknown */
+	struct raw_clock_pair open_pair;
+	struct raw_clock_pair close_pair;  /* zero unless RAW_FILE_CLOSED */
+	uint64_t chunks;         /* chunks begun; updated by the writer */
+	uint64_t lost_total;     /* records dropped; updated by the writer */
+	char     comm[RAW_NAME_MAX];  /* thread name at open */
+};
+
+struct raw_chunk_header {
+	uint32_t magic;          /* RAW_CHUNK_MAGIC once the chunk is valid */
+	uint32_t index;          /* position in the file, from 0 */
+	uint64_t committed;      /* bytes of complete records after this header */
+	uint64_t records;        /* complete records in this chunk */
+	uint64_t lost;           /* records dropped just before this chunk */
+	struct raw_clock_pair pair; /* taken when the chunk was begun */
+};
+
+/* Every record starts so; `size` includes this header and is a multiple
+ * of RAW_ALIGN. */
+struct raw_record {
+	uint16_t type;
+	uint16_t flags;
+	uint32_t size;
+	uint64_t ts;             /* ticks of the stream's clock */
+};
+
+enum raw_record_type {
+	RAW_REC_STRING      = 1,  /* struct raw_string + bytes + NUL */
+	RAW_REC_MARK        = 2,  /* struct raw_mark */
+	RAW_REC_RANGE_PUSH  = 3,  /* struct raw_range_push */
+	RAW_REC_RANGE_POP   = 4,  /* no payload */
+	RAW_REC_RANGE_START = 5,  /* struct raw_range_start */
+	RAW_REC_RANGE_END   = 6,  /* struct raw_range_end */
+	RAW_REC_STEP        = 7,  /* struct raw_step */
+	RAW_REC_THREAD_NAME = 8,  /* struct raw_thread_name */
+	RAW_REC_METADATA    = 9,  /* struct raw_metadata */
+	RAW_REC_PROCESS     = 10, /* struct raw_process */
+	RAW_REC_RECORDING   = 11, /* struct raw_recording */
+	RAW_REC_LOST        = 12, /* struct raw_lost */
+	RAW_REC_CLOCK_SYNC  = 13, /* struct raw_clock_pair */
+	RAW_REC_HOST_SAMPLE = 14, /* struct raw_host_sample */
+	RAW_REC_TYPE_MAX
+};
+
+/* Strings are interned per stream: defined once, referred to by id after.
+ * Id 0 means "no string". */
+struct raw_string {
+	uint32_t id;
+	uint32_t len;            /* bytes, without the NUL that follows */
+};
+
+struct raw_mark        { uint32_t msg_id; uint32_t pad; };
+struct raw_range_push  { uint32_t name_id; uint32_t pad; };
+/* Ranges that may end on another thread: matched by (pid, id). */
+struct raw_range_start { uint64_t id; uint32_t name_id; uint32_t pad; };
+struct raw_range_end   { uint64_t id; };
+/* A step boundary: step `number` of the process ends at this record. */
+struct raw_step        { uint64_t number; };
+struct raw_thread_name { int32_t tid; uint32_t name_id; };
+
+#define RAW_METADATA_JSON 0x1u /* value is a JSON text, not a plain string */
+struct raw_metadata    { uint32_t key_id; uint32_t value_id; uint32_t flags; uint32_t pad; };
+
+/* Written once when a process image starts recording. */
+struct raw_process {
+	int32_t  pid;
+	int32_t  ppid;
+	uint32_t cmdline_id;     /* argv joined by spaces */
+	uint32_t exe_id;
+	uint32_t rank_id;        /* string id of the rank, 0 if none */
+	uint32_t pad;
+};
+
+/* Recording switched on or off, and why. */
+enum raw_recording_cause {
+	RAW_CAUSE_START   = 1,   /* recording began (agent start, --delay ended) */
+	RAW_CAUSE_API     = 2,   /* prof_start / prof_stop */
+	RAW_CAUSE_LAUNCHER = 3,  /* --delay / --duration */
+};
+struct raw_recording   { uint32_t on; uint32_t cause; };
+
+struct raw_lost        { uint64_t count; };
+
+/* One sample of the host sampler. Percentages are of one CPU (100 = one
+ * core busy); bytes are totals since the previous sample. */
+struct raw_host_sample {
+	uint32_t processes;
+	uint32_t threads;
+	double   proc_cpu_user_pct;
+	double   proc_cpu_sys_pct;
+	uint64_t proc_rss_bytes;
+	uint64_t proc_read_bytes;
+	uint64_t proc_write_bytes;
+	double   sys_cpu_pct;       /* of all CPUs: 100 = machine busy */
+	uint64_t sys_mem_used_bytes;
+	uint64_t sys_mem_avail_bytes;
+};
+
+static inline uint32_t raw_align(uint32_t n)
+{
+	return (n + RAW_ALIGN - 1) & ~(RAW_ALIGN - 1);
+}
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * Writing one raw stream (see raw_format.h). One writer per thread or per
+ * collector: a writer is never shared, so it needs no lock. The fast path
+ * (raw_writer_reserve + raw_writer_commit with an interned string) makes no
+ * system call and allocates nothing; beginning a chunk and the first use of
+ * a string are the slow paths.
+ */
+#ifndef PROF_RAW_WRITER_H
+#define PROF_RAW_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "raw/raw_format.h"
+#include "raw/raw_clock.h"
+
+#define RAW_INTERN_CACHE 64
+
+struct raw_intern_entry {
+	uint64_t hash;
+	const char *copy;        /* in the writer's arena; NULL if slot free */
+	uint32_t len;
+	uint32_t id;
+};
+
+struct raw_intern_cache {
+	const char *ptr;         /* caller's pointer last seen in this slot */
+	const char *copy;
+	uint32_t id;
+};
+
+struct raw_writer {
+	int fd;
+	uint32_t clock;
+	uint32_t chunk_size;
+	struct raw_file_header *hdr;   /* header page, mapped for the stream's life */
+	struct raw_chunk_header *chunk;/* current chunk, mapped */
+	char *pos;                     /* next record */
+	char *end;                     /* end of the current chunk */
+	uint64_t lost_pending;         /* dropped since the last chunk began */
+	int broken;                    /* no more chunks can be had: count losses */
+
+	/* string interning */
+	struct raw_intern_cache cache[RAW_INTERN_CACHE];
+	struct raw_intern_entry *table;
+	uint32_t table_cap;            /* power of two */
+	uint32_t table_used;
+	uint32_t next_id;
+	char *arena;
+	size_t arena_left;
+};
+
+struct raw_writer_opts {
+	uint32_t clock;          /* enum raw_clock */
+	uint32_t kind;           /* enum raw_stream_kind */
+	uint32_t chunk_size;     /* 0: RAW_CHUNK_DEFAULT */
+	int32_t pid, tid, ppid;
+	uint64_t tsc_hz;
+	const char *comm;
+};
+
+/* Creates `name` under `dirfd` (O_EXCL, mode 0640) and begins chunk 0.
+ * Returns 0 or a negative errno; on error the writer is left closed. */
+int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
+		    const struct raw_writer_opts *o);
+
+/* Marks the stream closed (clean end) and unmaps it. */
+void raw_writer_close(struct raw_writer *w);
+
+/* Drops the mapping without touching the file: for a fork child, whose
+ * copy of the parent's writer must not write into the parent's stream. */
+void raw_writer_abandon(struct raw_writer *w);
+
+/* Slow path of raw_writer_reserve: begins the next chunk. */
+void *raw_writer_reserve_slow(struct raw_writer *w, uint32_t size);
+
+/* Room for one record of `size` bytes (header included, aligned), or NULL
+ * when the record must be dropped (it is then counted as lost). */
+static inline void *raw_writer_reserve(struct raw_writer *w, uint32_t size)
+{
+	if (__builtin_expect(w->pos + size <= w->end, 1))
+		return w->pos;
+	return raw_writer_reserve_slow(w, size);
+}
+
+/* Publishes the record written at the reserved place. */
+static inline void raw_writer_commit(struct raw_writer *w, uint32_t size)
+{
+	struct raw_chunk_header *c = w->chunk;
+	w->pos += size;
+	c->records++;
+	__atomic_store_n(&c->committed,
+			 (uint64_t)(w->pos - (char *)(c + 1)), __ATOMIC_RELEASE);
+}
+
+/* Writes a record with `len` payload bytes; returns 0 or -1 (counted lost). */
+int raw_writer_emit(struct raw_writer *w, uint16_t type, uint64_t ts,
+		    const void *payload, uint32_t len);
+
+/* The id of string `s` in this stream, writing its definition the first
+ * time (stamped `ts`). Returns 0 when it could not be written. */
+uint32_t raw_writer_intern_slow(struct raw_writer *w, const char *s, uint64_t ts);
+
+static inline uint32_t raw_writer_intern(struct raw_writer *w, const char *s, uint64_t ts)
+{
+	struct raw_intern_cache *c = &w->cache[((uintptr_t)s >> 3) & (RAW_INTERN_CACHE - 1)];
+	if (__builtin_expect(c->ptr == s && c->copy, 1)) {
+		/* The same pointer may hold new text (a reused buffer). */
+		const char *a = c->copy, *b = s;
+		while (*a && *a == *b) { a++; b++; }
+		if (*a == *b)
+			return c->id;
+	}
+	return raw_writer_intern_slow(w, s, ts);
+}
+
+/* Adds `n` to the lost count of the stream. */
+void raw_writer_lose(struct raw_writer *w, uint64_t n);
+
+#endif
