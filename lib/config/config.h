@@ -56,6 +56,10 @@ int cfg_apply_file(struct prof_config *c, const char *path, struct cfg_error *er
 int cfg_set(struct prof_config *c, const char *key, const char *value,
 	    const char *source, struct cfg_error *err);
 
+/* Checks what only the whole configuration can tell (a schedule without
+ * `active`). Call after the last source. 0 or -1 with `err` filled. */
+int cfg_validate(const struct prof_config *c, struct cfg_error *err);
+
 /* The whole configuration as a JSON object text (malloc'd), for
  * profiler_info.json. */
 char *cfg_to_json(const struct prof_config *c);

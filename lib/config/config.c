@@ -1,0 +1,479 @@
+/*
+ * The configuration model: one table of keys drives JSON sources, flags,
+ * validation, the JSON dump and the help text, so a key cannot be known to
+ * one of them and not the others.
+ */
+#include "config/config.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/fsutil.h"
+
+enum cfg_type { T_STRING, T_BOOL, T_UINT, T_SECONDS, T_SET, T_ENUM, T_OBJECT };
+
+struct cfg_name { const char *name; uint32_t value; };
+
+struct cfg_key {
+	const char *key;
+	enum cfg_type type;
+	size_t off;
+	uint32_t min, max;              /* T_UINT bounds; T_SECONDS max */
+	const struct cfg_name *names;   /* T_SET, T_ENUM */
+	const char *type_doc;
+	const char *help;
+};
+
+static const struct cfg_name activity_names[] = {
+	{ "CPU", CFG_ACT_CPU }, { "DEVICE", CFG_ACT_DEVICE },
+	/* The seeds' spellings, so configs written for them load. */
+	{ "NPU", CFG_ACT_DEVICE }, { "CUDA", CFG_ACT_DEVICE }, { "GPU", CFG_ACT_DEVICE },
+	{ NULL, 0 } };
+static const struct cfg_name export_names[] = {
+	{ "text", CFG_EXPORT_TEXT }, { "db", CFG_EXPORT_DB }, { NULL, 0 } };
+static const struct cfg_name host_names[] = {
+	{ "cpu", CFG_HOST_CPU }, { "mem", CFG_HOST_MEM }, { "disk", CFG_HOST_DISK },
+	{ "network", CFG_HOST_NETWORK }, { NULL, 0 } };
+static const struct cfg_name level_names[] = {
+	{ "Level_none", CFG_LEVEL_NONE }, { "Level0", CFG_LEVEL_0 },
+	{ "Level1", CFG_LEVEL_1 }, { "Level2", CFG_LEVEL_2 }, { NULL, 0 } };
+
+#define OFF(f) offsetof(struct prof_config, f)
+#define MB_MAX (1u << 20) /* 1 TiB */
+
+static const struct cfg_key cfg_keys[] = {
+	{ "output_path", T_STRING, OFF(output_path), 0, 0, NULL, "string",
+	  "directory that receives the run directory (default ./prof_data)" },
+	{ "activities", T_SET, OFF(activities), 0, 0, activity_names, "list: CPU, DEVICE",
+	  "what to record: host/framework activity, device activity (default both)" },
+	{ "schedule", T_OBJECT, 0, 0, 0, NULL, "object",
+	  "record only some steps: skip_first, wait, warmup, active, repeat" },
+	{ "schedule.skip_first", T_UINT, OFF(schedule.skip_first), 0, UINT32_MAX, NULL, "integer >= 0",
+	  "steps to skip before the first cycle" },
+	{ "schedule.wait", T_UINT, OFF(schedule.wait), 0, UINT32_MAX, NULL, "integer >= 0",
+	  "steps to wait at the start of each cycle" },
+	{ "schedule.warmup", T_UINT, OFF(schedule.warmup), 0, UINT32_MAX, NULL, "integer >= 0",
+	  "steps to warm up before recording in each cycle" },
+	{ "schedule.active", T_UINT, OFF(schedule.active), 1, UINT32_MAX, NULL, "integer >= 1",
+	  "steps recorded in each cycle" },
+	{ "schedule.repeat", T_UINT, OFF(schedule.repeat), 0, UINT32_MAX, NULL, "integer >= 0",
+	  "cycles to run, 0 for as long as the program runs" },
+	{ "record_shapes", T_BOOL, OFF(record_shapes), 0, 0, NULL, "boolean",
+	  "record operator input shapes and types" },
+	{ "profile_memory", T_BOOL, OFF(profile_memory), 0, 0, NULL, "boolean",
+	  "record memory allocations" },
+	{ "with_stack", T_BOOL, OFF(with_stack), 0, 0, NULL, "boolean",
+	  "record the Python call stack of operators" },
+	{ "with_modules", T_BOOL, OFF(with_modules), 0, 0, NULL, "boolean",
+	  "record the module hierarchy of operators" },
+	{ "analyse", T_BOOL, OFF(analyse), 0, 0, NULL, "boolean",
+	  "parse right after the program exits (default true; --no-parse sets false)" },
+	{ "export_type", T_SET, OFF(export_type), 0, 0, export_names, "list: text, db",
+	  "output formats (default text)" },
+	{ "profiler_level", T_ENUM, OFF(profiler_level), 0, 0, level_names,
+	  "Level_none, Level0, Level1, Level2", "amount of device detail (default Level0)" },
+	{ "data_simplification", T_BOOL, OFF(data_simplification), 0, 0, NULL, "boolean",
+	  "drop intermediate data after the parse (default true)" },
+	{ "timeline_limit", T_UINT, OFF(timeline_limit_mb), 0, MB_MAX, NULL, "integer MB, 0 = none",
+	  "largest trace_view.json to write" },
+	{ "storage_limit", T_UINT, OFF(storage_limit_mb), 0, MB_MAX, NULL, "integer MB, 0 = none",
+	  "largest raw data to record" },
+	{ "host_sys", T_SET, OFF(host_sys), 0, 0, host_names, "list: cpu, mem, disk, network",
+	  "host data to sample (default cpu, mem)" },
+	{ "archive", T_BOOL, OFF(archive), 0, 0, NULL, "boolean",
+	  "pack the run directory into an archive after the parse" },
+	{ "delay", T_SECONDS, OFF(delay_s), 0, 1000000, NULL, "seconds >= 0",
+	  "start recording this long after the program starts" },
+	{ "duration", T_SECONDS, OFF(duration_s), 0, 1000000, NULL, "seconds >= 0, 0 = no limit",
+	  "stop recording this long after recording starts; the program runs on" },
+	{ "sampling_interval", T_UINT, OFF(sampling_interval_ms), 0, 60000, NULL,
+	  "integer ms, 0..60000, 0 = off", "host sampling period (default 20)" },
+	{ "start_paused", T_BOOL, OFF(start_paused), 0, 0, NULL, "boolean",
+	  "record nothing until the program calls prof_start()" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL },
+};
+
+void cfg_defaults(struct prof_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->output_path = strdup("./prof_data");
+	c->activities = CFG_ACT_CPU | CFG_ACT_DEVICE;
+	c->analyse = true;
+	c->export_type = CFG_EXPORT_TEXT;
+	c->profiler_level = CFG_LEVEL_0;
+	c->data_simplification = true;
+	c->host_sys = CFG_HOST_CPU | CFG_HOST_MEM;
+	c->sampling_interval_ms = 20;
+}
+
+void cfg_free(struct prof_config *c)
+{
+	free(c->output_path);
+	c->output_path = NULL;
+}
+
+static const struct cfg_key *cfg_find(const char *key)
+{
+	for (const struct cfg_key *k = cfg_keys; k->key; k++)
+		if (strcmp(k->key, key) == 0)
+			return k;
+	return NULL;
+}
+
+static int cfg_fail(struct cfg_error *err, const char *source, const char *key,
+		    const char *fmt, const char *detail)
+{
+	char what[CFG_ERR_MAX / 2];
+	snprintf(what, sizeof what, fmt, detail);
+	snprintf(err->msg, sizeof err->msg, "%s: key \"%s\": %s", source, key, what);
+	return -1;
+}
+
+static int name_lookup(const struct cfg_name *names, const char *s, size_t n, uint32_t *out)
+{
+	for (const struct cfg_name *nm = names; nm->name; nm++)
+		if (strlen(nm->name) == n && strncasecmp(nm->name, s, n) == 0) {
+			*out = nm->value;
+			return 0;
+		}
+	return -1;
+}
+
+static void names_list(const struct cfg_name *names, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (const struct cfg_name *nm = names; nm->name; nm++) {
+		if (buf[0])
+			strncat(buf, ", ", len - strlen(buf) - 1);
+		strncat(buf, nm->name, len - strlen(buf) - 1);
+	}
+}
+
+/* Adds the comma-separated names in `s` to *set. */
+static int set_add_text(const struct cfg_key *k, const char *s, uint32_t *set,
+			const char *source, struct cfg_error *err)
+{
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		while (n && (*s == ' ')) { s++; n--; }
+		size_t m = n;
+		while (m && s[m - 1] == ' ')
+			m--;
+		uint32_t v;
+		if (m == 0 || name_lookup(k->names, s, m, &v) != 0) {
+			char allowed[120], got[200];
+			names_list(k->names, allowed, sizeof allowed);
+			snprintf(got, sizeof got, "unknown value \"%.*s\"; allowed: %s",
+				 (int)(m > 40 ? 40 : m), s, allowed);
+			return cfg_fail(err, source, k->key, "%s", got);
+		}
+		*set |= v;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return 0;
+}
+
+static int parse_uint_text(const struct cfg_key *k, const char *s, uint32_t *out,
+			   const char *source, struct cfg_error *err)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (!*s || *end || errno || s[0] == '-' || v > UINT32_MAX)
+		return cfg_fail(err, source, k->key, "expected %s", k->type_doc);
+	if (v < k->min || v > k->max)
+		return cfg_fail(err, source, k->key, "value out of range (%s)", k->type_doc);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int check_seconds(const struct cfg_key *k, double v, const char *source,
+			 struct cfg_error *err)
+{
+	if (!isfinite(v) || v < 0 || v > k->max)
+		return cfg_fail(err, source, k->key, "value out of range (%s)", k->type_doc);
+	return 0;
+}
+
+static int parse_bool_text(const char *s, bool *out)
+{
+	static const char *yes[] = { "true", "1", "on", "yes" }, *no[] = { "false", "0", "off", "no" };
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(s, yes[i]) == 0) { *out = true; return 0; }
+		if (strcasecmp(s, no[i]) == 0) { *out = false; return 0; }
+	}
+	return -1;
+}
+
+static void mark_schedule(struct prof_config *c, const struct cfg_key *k)
+{
+	if (strncmp(k->key, "schedule.", 9) == 0)
+		c->schedule.set = true;
+}
+
+int cfg_set(struct prof_config *c, const char *key, const char *value,
+	    const char *source, struct cfg_error *err)
+{
+	const struct cfg_key *k = cfg_find(key);
+	if (!k || k->type == T_OBJECT)
+		return cfg_fail(err, source, key, "%s", "unknown key (prof run --help lists the keys)");
+	void *field = (char *)c + k->off;
+	mark_schedule(c, k);
+	switch (k->type) {
+	case T_STRING:
+		if (!*value)
+			return cfg_fail(err, source, key, "%s", "must not be empty");
+		free(*(char **)field);
+		*(char **)field = strdup(value);
+		return 0;
+	case T_BOOL:
+		if (parse_bool_text(value, field) != 0)
+			return cfg_fail(err, source, key, "expected true or false, got \"%.40s\"", value);
+		return 0;
+	case T_UINT:
+		return parse_uint_text(k, value, field, source, err);
+	case T_SECONDS: {
+		char *end;
+		double v = strtod(value, &end);
+		if (!*value || *end)
+			return cfg_fail(err, source, key, "expected %s", k->type_doc);
+		if (check_seconds(k, v, source, err))
+			return -1;
+		*(double *)field = v;
+		return 0;
+	}
+	case T_SET: {
+		uint32_t set = 0;
+		if (set_add_text(k, value, &set, source, err))
+			return -1;
+		*(uint32_t *)field = set;
+		return 0;
+	}
+	case T_ENUM: {
+		uint32_t v;
+		if (name_lookup(k->names, value, strlen(value), &v) != 0)
+			return cfg_fail(err, source, key, "expected one of %s", k->type_doc);
+		*(enum cfg_level *)field = (enum cfg_level)v;
+		return 0;
+	}
+	case T_OBJECT:
+		break;
+	}
+	return -1;
+}
+
+static const char *json_type_name(const cJSON *v)
+{
+	if (cJSON_IsBool(v)) return "a boolean";
+	if (cJSON_IsNumber(v)) return "a number";
+	if (cJSON_IsString(v)) return "a string";
+	if (cJSON_IsArray(v)) return "an array";
+	if (cJSON_IsObject(v)) return "an object";
+	return "null";
+}
+
+static int wrong_type(const struct cfg_key *k, const cJSON *v, const char *source,
+		      struct cfg_error *err)
+{
+	char what[160];
+	snprintf(what, sizeof what, "expected %s, got %s", k->type_doc, json_type_name(v));
+	return cfg_fail(err, source, k->key, "%s", what);
+}
+
+static int apply_set_json(struct prof_config *c, const struct cfg_key *k, const cJSON *v,
+			  const char *source, struct cfg_error *err)
+{
+	uint32_t set = 0;
+	if (cJSON_IsString(v))
+		return cfg_set(c, k->key, v->valuestring, source, err);
+	if (!cJSON_IsArray(v))
+		return wrong_type(k, v, source, err);
+	const cJSON *e;
+	cJSON_ArrayForEach(e, v) {
+		if (!cJSON_IsString(e))
+			return wrong_type(k, e, source, err);
+		if (set_add_text(k, e->valuestring, &set, source, err))
+			return -1;
+	}
+	*(uint32_t *)((char *)c + k->off) = set;
+	return 0;
+}
+
+static int apply_object(struct prof_config *c, const cJSON *obj, const char *prefix,
+			const char *source, struct cfg_error *err);
+
+static int apply_value(struct prof_config *c, const struct cfg_key *k, const cJSON *v,
+		       const char *source, struct cfg_error *err)
+{
+	char num[64];
+	switch (k->type) {
+	case T_STRING:
+	case T_ENUM:
+		if (!cJSON_IsString(v))
+			return wrong_type(k, v, source, err);
+		return cfg_set(c, k->key, v->valuestring, source, err);
+	case T_BOOL:
+		if (!cJSON_IsBool(v))
+			return wrong_type(k, v, source, err);
+		*(bool *)((char *)c + k->off) = cJSON_IsTrue(v);
+		return 0;
+	case T_UINT:
+		if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
+			return wrong_type(k, v, source, err);
+		if (v->valuedouble < 0 || v->valuedouble > UINT32_MAX)
+			return cfg_fail(err, source, k->key, "value out of range (%s)", k->type_doc);
+		snprintf(num, sizeof num, "%.0f", v->valuedouble);
+		return cfg_set(c, k->key, num, source, err);
+	case T_SECONDS:
+		if (!cJSON_IsNumber(v))
+			return wrong_type(k, v, source, err);
+		if (check_seconds(k, v->valuedouble, source, err))
+			return -1;
+		*(double *)((char *)c + k->off) = v->valuedouble;
+		return 0;
+	case T_SET:
+		return apply_set_json(c, k, v, source, err);
+	case T_OBJECT:
+		if (cJSON_IsNull(v))
+			return 0;
+		if (!cJSON_IsObject(v))
+			return wrong_type(k, v, source, err);
+		if (strcmp(k->key, "schedule") == 0)
+			c->schedule.set = true;
+		return apply_object(c, v, k->key, source, err);
+	}
+	return -1;
+}
+
+static int apply_object(struct prof_config *c, const cJSON *obj, const char *prefix,
+			const char *source, struct cfg_error *err)
+{
+	const cJSON *v;
+	cJSON_ArrayForEach(v, obj) {
+		char key[128];
+		if (prefix)
+			snprintf(key, sizeof key, "%s.%s", prefix, v->string);
+		else
+			snprintf(key, sizeof key, "%s", v->string);
+		const struct cfg_key *k = cfg_find(key);
+		if (!k)
+			return cfg_fail(err, source, key, "%s",
+					"unknown key (prof run --help lists the keys)");
+		if (apply_value(c, k, v, source, err))
+			return -1;
+	}
+	return 0;
+}
+
+static int check_schedule(const struct prof_config *c, const char *source, struct cfg_error *err)
+{
+	if (c->schedule.set && c->schedule.active == 0)
+		return cfg_fail(err, source, "schedule.active", "%s",
+				"must be >= 1 when a schedule is given");
+	return 0;
+}
+
+int cfg_validate(const struct prof_config *c, struct cfg_error *err)
+{
+	return check_schedule(c, "configuration", err);
+}
+
+int cfg_apply_json(struct prof_config *c, const char *text, const char *source,
+		   struct cfg_error *err)
+{
+	cJSON *root = cJSON_Parse(text);
+	if (!root) {
+		const char *at = cJSON_GetErrorPtr();
+		size_t off = at && at >= text ? (size_t)(at - text) : 0;
+		snprintf(err->msg, sizeof err->msg,
+			 "%s: invalid JSON near byte %zu (expected an object like {\"delay\": 2})",
+			 source, off);
+		return -1;
+	}
+	int rc = 0;
+	if (!cJSON_IsObject(root)) {
+		snprintf(err->msg, sizeof err->msg, "%s: expected a JSON object, got %s",
+			 source, json_type_name(root));
+		rc = -1;
+	}
+	if (!rc)
+		rc = apply_object(c, root, NULL, source, err);
+	if (!rc)
+		rc = check_schedule(c, source, err);
+	cJSON_Delete(root);
+	return rc;
+}
+
+int cfg_apply_file(struct prof_config *c, const char *path, struct cfg_error *err)
+{
+	char *text;
+	int rc = fs_read_file(path, &text, NULL);
+	if (rc) {
+		snprintf(err->msg, sizeof err->msg, "%s: cannot read config file: %s", path, strerror(-rc));
+		return -1;
+	}
+	rc = cfg_apply_json(c, text, path, err);
+	free(text);
+	return rc;
+}
+
+static cJSON *set_to_json(const struct cfg_name *names, uint32_t set)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (const struct cfg_name *nm = names; nm->name; nm++)
+		if (set & nm->value) {
+			cJSON_AddItemToArray(a, cJSON_CreateString(nm->name));
+			set &= ~nm->value; /* aliases share a value: list it once */
+		}
+	return a;
+}
+
+static void key_to_json(cJSON *obj, const struct cfg_key *k, const struct prof_config *c)
+{
+	const void *field = (const char *)c + k->off;
+	const char *name = strchr(k->key, '.') ? strchr(k->key, '.') + 1 : k->key;
+	switch (k->type) {
+	case T_STRING: cJSON_AddStringToObject(obj, name, *(char *const *)field); break;
+	case T_BOOL: cJSON_AddBoolToObject(obj, name, *(const bool *)field); break;
+	case T_UINT: cJSON_AddNumberToObject(obj, name, *(const uint32_t *)field); break;
+	case T_SECONDS: cJSON_AddNumberToObject(obj, name, *(const double *)field); break;
+	case T_SET: cJSON_AddItemToObject(obj, name, set_to_json(k->names, *(const uint32_t *)field)); break;
+	case T_ENUM: cJSON_AddStringToObject(obj, name, level_names[*(const enum cfg_level *)field].name); break;
+	case T_OBJECT: break;
+	}
+}
+
+char *cfg_to_json(const struct prof_config *c)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *sched = c->schedule.set ? cJSON_CreateObject() : cJSON_CreateNull();
+	for (const struct cfg_key *k = cfg_keys; k->key; k++) {
+		if (k->type == T_OBJECT)
+			cJSON_AddItemToObject(root, k->key, sched);
+		else if (strncmp(k->key, "schedule.", 9) == 0) {
+			if (c->schedule.set)
+				key_to_json(sched, k, c);
+		} else
+			key_to_json(root, k, c);
+	}
+	char *s = cJSON_Print(root);
+	cJSON_Delete(root);
+	return s;
+}
+
+const struct cfg_key_doc *cfg_key_docs(void)
+{
+	static struct cfg_key_doc docs[sizeof cfg_keys / sizeof cfg_keys[0]];
+	if (!docs[0].key)
+		for (size_t i = 0; cfg_keys[i].key; i++)
+			docs[i] = (struct cfg_key_doc){ cfg_keys[i].key, cfg_keys[i].type_doc, cfg_keys[i].help };
+	return docs;
+}

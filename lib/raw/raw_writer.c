@@ -1,0 +1,293 @@
+/*
+ * Writing one raw stream through shared file mappings. The agent compiles
+ * this file too: it may use only libc, never malloc (the program's
+ * allocator may be what is being traced, or not be reentrant at this
+ * point), so memory comes from mmap.
+ */
+#include "raw/raw_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define INTERN_TABLE_MIN 256u
+#define ARENA_BLOCK      (64u << 10)
+
+static void *map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static off_t chunk_offset(const struct raw_writer *w, uint64_t index)
+{
+	return (off_t)RAW_HEADER_SIZE + (off_t)index * w->chunk_size;
+}
+
+/* Maps chunk `index` (growing the file) and makes it current. */
+static int begin_chunk(struct raw_writer *w, uint64_t index)
+{
+	off_t off = chunk_offset(w, index);
+	if (ftruncate(w->fd, off + w->chunk_size) != 0)
+		return -errno;
+	void *p = mmap(NULL, w->chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, off);
+	if (p == MAP_FAILED)
+		return -errno;
+	if (w->chunk)
+		munmap(w->chunk, w->chunk_size);
+	struct raw_chunk_header *c = p;
+	c->index = (uint32_t)index;
+	c->committed = 0;
+	c->records = 0;
+	c->lost = w->lost_pending;
+	raw_clock_pair(w->clock, &c->pair);
+	__atomic_store_n(&c->magic, RAW_CHUNK_MAGIC, __ATOMIC_RELEASE);
+	w->lost_pending = 0;
+	w->chunk = c;
+	w->pos = (char *)(c + 1);
+	w->end = (char *)p + w->chunk_size;
+	__atomic_store_n(&w->hdr->chunks, index + 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void fill_header(struct raw_writer *w, const struct raw_writer_opts *o)
+{
+	struct raw_file_header *h = w->hdr;
+	h->version = RAW_VERSION;
+	h->byte_order = RAW_BYTE_ORDER;
+	h->header_size = RAW_HEADER_SIZE;
+	h->chunk_size = w->chunk_size;
+	h->clock = w->clock;
+	h->kind = o->kind;
+	h->pid = o->pid;
+	h->tid = o->tid;
+	h->ppid = o->ppid;
+	h->tsc_hz = o->tsc_hz;
+	raw_clock_pair(w->clock, &h->open_pair);
+	if (o->comm)
+		strncpy(h->comm, o->comm, RAW_NAME_MAX - 1);
+	/* The magic goes last: a header without it was never finished. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(h->magic, RAW_MAGIC, sizeof h->magic);
+}
+
+int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
+		    const struct raw_writer_opts *o)
+{
+	memset(w, 0, sizeof *w);
+	w->fd = -1;
+	w->clock = o->clock ? o->clock : RAW_CLOCK_MONOTONIC;
+	w->chunk_size = o->chunk_size ? o->chunk_size : RAW_CHUNK_DEFAULT;
+	if (w->chunk_size < RAW_CHUNK_MIN || w->chunk_size > RAW_CHUNK_MAX ||
+	    w->chunk_size % (uint32_t)sysconf(_SC_PAGESIZE))
+		return -EINVAL;
+	w->next_id = 1;
+	w->fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (w->fd < 0)
+		return -errno;
+	int rc = 0;
+	if (ftruncate(w->fd, RAW_HEADER_SIZE) != 0)
+		rc = -errno;
+	if (!rc) {
+		void *h = mmap(NULL, RAW_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, 0);
+		if (h == MAP_FAILED)
+			rc = -errno;
+		else
+			w->hdr = h;
+	}
+	if (!rc) {
+		fill_header(w, o);
+		rc = begin_chunk(w, 0);
+	}
+	if (rc)
+		raw_writer_abandon(w);
+	return rc;
+}
+
+void *raw_writer_reserve_slow(struct raw_writer *w, uint32_t size)
+{
+	if (w->broken || !w->chunk ||
+	    size > w->chunk_size - sizeof(struct raw_chunk_header)) {
+		raw_writer_lose(w, 1);
+		return NULL;
+	}
+	if (begin_chunk(w, (uint64_t)w->chunk->index + 1) != 0) {
+		/* Out of disk or address space: stop trying, count what we drop. */
+		w->broken = 1;
+		raw_writer_lose(w, 1);
+		return NULL;
+	}
+	return w->pos;
+}
+
+void raw_writer_lose(struct raw_writer *w, uint64_t n)
+{
+	w->lost_pending += n;
+	if (w->hdr)
+		__atomic_store_n(&w->hdr->lost_total, w->hdr->lost_total + n, __ATOMIC_RELAXED);
+}
+
+int raw_writer_emit(struct raw_writer *w, uint16_t type, uint64_t ts,
+		    const void *payload, uint32_t len)
+{
+	uint32_t size = raw_align((uint32_t)sizeof(struct raw_record) + len);
+	struct raw_record *r = raw_writer_reserve(w, size);
+	if (!r)
+		return -1;
+	r->type = type;
+	r->flags = 0;
+	r->size = size;
+	r->ts = ts;
+	memcpy(r + 1, payload, len);
+	/* Zero the alignment padding so files are reproducible. */
+	memset((char *)(r + 1) + len, 0, size - sizeof *r - len);
+	raw_writer_commit(w, size);
+	return 0;
+}
+
+static uint64_t hash_bytes(const char *s, uint32_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (uint32_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int table_grow(struct raw_writer *w)
+{
+	uint32_t cap = w->table_cap ? w->table_cap * 2 : INTERN_TABLE_MIN;
+	struct raw_intern_entry *t = map_anon(cap * sizeof *t);
+	if (!t)
+		return -1;
+	for (uint32_t i = 0; i < w->table_cap; i++) {
+		struct raw_intern_entry *e = &w->table[i];
+		if (!e->copy)
+			continue;
+		uint32_t j = (uint32_t)e->hash & (cap - 1);
+		while (t[j].copy)
+			j = (j + 1) & (cap - 1);
+		t[j] = *e;
+	}
+	if (w->table)
+		munmap(w->table, w->table_cap * sizeof *t);
+	w->table = t;
+	w->table_cap = cap;
+	return 0;
+}
+
+static const char *arena_copy(struct raw_writer *w, const char *s, uint32_t len)
+{
+	if (w->arena_left < len + 1) {
+		size_t block = len + 1 > ARENA_BLOCK ? len + 1 : ARENA_BLOCK;
+		char *a = map_anon(block);
+		if (!a)
+			return NULL;
+		/* The old block's tail is wasted; blocks are never freed while
+		 * the stream lives because the table points into them. */
+		w->arena = a;
+		w->arena_left = block;
+	}
+	char *d = w->arena;
+	memcpy(d, s, len);
+	d[len] = '\0';
+	w->arena += len + 1;
+	w->arena_left -= len + 1;
+	return d;
+}
+
+static uint32_t define_string(struct raw_writer *w, const char *s, uint32_t len, uint64_t ts,
+			      uint32_t id)
+{
+	uint32_t size = raw_align((uint32_t)(sizeof(struct raw_record) + sizeof(struct raw_string)) + len + 1);
+	struct raw_record *r = raw_writer_reserve(w, size);
+	if (!r)
+		return 0;
+	struct raw_string *rs = (struct raw_string *)(r + 1);
+	r->type = RAW_REC_STRING;
+	r->flags = 0;
+	r->size = size;
+	r->ts = ts;
+	rs->id = id;
+	rs->len = len;
+	char *text = (char *)(rs + 1);
+	memcpy(text, s, len);
+	memset(text + len, 0, size - sizeof *r - sizeof *rs - len);
+	raw_writer_commit(w, size);
+	return id;
+}
+
+uint32_t raw_writer_intern_slow(struct raw_writer *w, const char *s, uint64_t ts)
+{
+	if (!s)
+		s = "";
+	size_t full = strlen(s);
+	uint32_t max = w->chunk_size / 2;
+	uint32_t len = full > max ? max : (uint32_t)full;
+	uint64_t h = hash_bytes(s, len);
+	if (w->table_used * 2 >= w->table_cap && table_grow(w) != 0)
+		return define_string(w, s, len, ts, w->next_id++);
+	uint32_t j = (uint32_t)h & (w->table_cap - 1);
+	for (; w->table[j].copy; j = (j + 1) & (w->table_cap - 1)) {
+		struct raw_intern_entry *e = &w->table[j];
+		if (e->hash == h && e->len == len && memcmp(e->copy, s, len) == 0)
+			goto found;
+	}
+	const char *copy = arena_copy(w, s, len);
+	if (!copy)
+		return define_string(w, s, len, ts, w->next_id++);
+	uint32_t id = define_string(w, s, len, ts, w->next_id);
+	if (!id)
+		return 0;
+	w->next_id++;
+	w->table[j] = (struct raw_intern_entry){ .hash = h, .copy = copy, .len = len, .id = id };
+	w->table_used++;
+found:;
+	struct raw_intern_cache *c = &w->cache[((uintptr_t)s >> 3) & (RAW_INTERN_CACHE - 1)];
+	/* A truncated string's copy differs from the caller's text, so the
+	 * fast compare would miss every time; leave it out of the cache. */
+	if (len == full) {
+		c->ptr = s;
+		c->copy = w->table[j].copy;
+		c->id = w->table[j].id;
+	}
+	return w->table[j].id;
+}
+
+static void unmap_private(struct raw_writer *w)
+{
+	if (w->table)
+		munmap(w->table, w->table_cap * sizeof *w->table);
+	/* Arena blocks are leaked on purpose: they are few, and tracking them
+	 * would need another allocation. */
+	w->table = NULL;
+	w->table_cap = w->table_used = 0;
+	w->arena = NULL;
+	w->arena_left = 0;
+	memset(w->cache, 0, sizeof w->cache);
+}
+
+void raw_writer_close(struct raw_writer *w)
+{
+	if (w->hdr) {
+		raw_clock_pair(w->clock, &w->hdr->close_pair);
+		__atomic_store_n(&w->hdr->flags, w->hdr->flags | RAW_FILE_CLOSED, __ATOMIC_RELEASE);
+	}
+	raw_writer_abandon(w);
+}
+
+void raw_writer_abandon(struct raw_writer *w)
+{
+	if (w->chunk)
+		munmap(w->chunk, w->chunk_size);
+	if (w->hdr)
+		munmap(w->hdr, RAW_HEADER_SIZE);
+	if (w->fd >= 0)
+		close(w->fd);
+	unmap_private(w);
+	w->chunk = NULL;
+	w->hdr = NULL;
+	w->pos = w->end = NULL;
+	w->fd = -1;
+}

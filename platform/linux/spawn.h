@@ -1,0 +1,62 @@
+/*
+ * Starting the profiled program, strace style: the executable is resolved
+ * on PATH before anything is forked, the child's environment is built as an
+ * explicit array (the launcher's own environment is never modified), and a
+ * close-on-exec pipe reports an exec failure back to the parent with its
+ * errno.
+ */
+#ifndef PROF_SPAWN_H
+#define PROF_SPAWN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Finds `cmd` as execvp would: used as a path when it holds a '/', else
+ * searched on `path_env` (NULL: the system default path). On success
+ * `*out` is the malloc'd path. Errors: -ENOENT (not found), -EACCES (found,
+ * but no regular file with an execute bit), -EISDIR (a directory, for a
+ * `cmd` with a slash), -ENOMEM. */
+int spawn_resolve(const char *cmd, const char *path_env, char **out);
+
+/* What the launcher hands the agent (see common/agent_env.h). */
+struct spawn_env_opts {
+	const char *agent_path;    /* prepended to LD_PRELOAD */
+	const char *python_dir;    /* prepended to PYTHONPATH; NULL: untouched */
+	const char *run_dir;       /* absolute */
+	const char *clock;         /* "tsc" or "mono" */
+	double tsc_hz;             /* 0: not passed */
+	const char *activities;    /* "CPU,DEVICE" */
+	bool start_paused;
+};
+
+/* The child's environment: `base` (NULL-terminated, usually environ) with
+ * every stale PROF_AGENT_* dropped, LD_PRELOAD and PYTHONPATH prefixed and
+ * the PROF_AGENT_* variables added. A NULL-terminated malloc'd array of
+ * malloc'd strings, or NULL on ENOMEM; free with spawn_env_free. */
+char **spawn_env_build(char *const *base, const struct spawn_env_opts *o);
+void spawn_env_free(char **env);
+
+/* The value of `name` in an environment array, or NULL. */
+const char *spawn_env_get(char *const *env, const char *name);
+
+struct spawn_child {
+	pid_t pid;                 /* also the child's process group */
+	bool took_tty;             /* the child's group is the terminal's foreground */
+	int tty_fd;                /* the terminal (stdin) when took_tty */
+};
+
+/* Forks and executes `path` with `argv` and `env`. The child gets its own
+ * process group, the terminal's foreground when the launcher had it, and
+ * `child_mask` as its signal mask. Returns 0, or a negative errno: either
+ * fork's, or the child's exec failure (the child is then already reaped). */
+int spawn_start(const char *path, char *const argv[], char *const env[],
+		const sigset_t *child_mask, struct spawn_child *child);
+
+/* Takes the terminal back for the launcher's own group after the child's
+ * group stopped or ended; spawn_tty_give hands it to the child again. */
+void spawn_tty_take_back(const struct spawn_child *child);
+void spawn_tty_give(const struct spawn_child *child);
+
+#endif
