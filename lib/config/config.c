@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,11 +127,15 @@ static const struct cfg_key *cfg_find(const char *key)
 	return NULL;
 }
 
+__attribute__((format(printf, 4, 5)))
 static int cfg_fail(struct cfg_error *err, const char *source, const char *key,
-		    const char *fmt, const char *detail)
+		    const char *fmt, ...)
 {
 	char what[CFG_ERR_MAX / 2];
-	snprintf(what, sizeof what, fmt, detail);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
 	snprintf(err->msg, sizeof err->msg, "%s: key \"%s\": %s", source, key, what);
 	return -1;
 }
