@@ -1,0 +1,73 @@
+/*
+ * prof: the command table. Each command lives in cmd/<name>.c, parses its
+ * own options and returns the process's exit status.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "prof_build.h"
+
+struct prof_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct prof_cmd commands[] = {
+	{ "run",   cmd_run,   "run a program under the profiler, then parse what it recorded" },
+	{ "parse", cmd_parse, "turn a run directory into PROFILER_OUTPUT/ (also after a crash)" },
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: prof <command> [options] ...\n"
+		"       prof --version | --help\n\n"
+		"A profiler for machine-learning programs: `prof run -- python train.py`.\n\n"
+		"Commands:\n");
+	for (const struct prof_cmd *c = commands; c->name; c++)
+		fprintf(out, "  %-8s %s\n", c->name, c->summary);
+	fprintf(out, "\n`prof <command> --help` lists a command's options.\n");
+}
+
+static void version(void)
+{
+	printf("prof %s\nfeatures: %s\n", PROF_VERSION, PROF_FEATURES);
+}
+
+/* Output that could not be written is an error, as in git and perf: a
+ * script piping `prof ... | head` must not think all went well silently. */
+static int check_stdout(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (errno != EPIPE)
+			fprintf(stderr, "prof: cannot write to standard output: %s\n", strerror(errno));
+		return status ? status : 1;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *name = argv[1];
+	if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+		version();
+		return check_stdout(0);
+	}
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+		usage(stdout);
+		return check_stdout(0);
+	}
+	for (const struct prof_cmd *c = commands; c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return check_stdout(c->fn(argc - 1, argv + 1));
+	fprintf(stderr, "prof: '%s' is not a prof command; see 'prof --help'\n", name);
+	return 2;
+}

@@ -1,0 +1,266 @@
+#include "common/json_out.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+typedef void (*jo_sink)(void *ctx, const char *s, size_t n);
+
+static void sink_sb(void *ctx, const char *s, size_t n) { sb_add(ctx, s, n); }
+
+static void sink_file(void *ctx, const char *s, size_t n)
+{
+	struct jo *j = ctx;
+	if (n && fwrite(s, 1, n, j->f) != n)
+		j->error = 1;
+}
+
+static void put(struct jo *j, const char *s, size_t n)
+{
+	if (j->f)
+		sink_file(j, s, n);
+	else
+		sb_add(j->sb, s, n);
+}
+
+static void puts_(struct jo *j, const char *s) { put(j, s, strlen(s)); }
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid.
+ * Rejects overlong forms, surrogates and code points above U+10FFFF. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf;
+	if (c >= 0xc2 && c <= 0xdf) len = 2;
+	else if (c >= 0xe0 && c <= 0xef) len = 3;
+	else if (c >= 0xf0 && c <= 0xf4) len = 4;
+	else return 0;
+	if (n < len)
+		return 0;
+	if (c == 0xe0) lo = 0xa0;
+	if (c == 0xed) hi = 0x9f;
+	if (c == 0xf0) lo = 0x90;
+	if (c == 0xf4) hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+static const char *short_escape(unsigned char c)
+{
+	switch (c) {
+	case '"': return "\\\"";
+	case '\\': return "\\\\";
+	case '\n': return "\\n";
+	case '\r': return "\\r";
+	case '\t': return "\\t";
+	default: return NULL;
+	}
+}
+
+static void escape_to(jo_sink out, void *ctx, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t run = 0, i = 0;
+	while (i < n) {
+		unsigned char c = s[i];
+		size_t len = 1;
+		const char *esc = NULL;
+		char ubuf[8];
+		if (c >= 0x80) {
+			len = utf8_len(s + i, n - i);
+			if (!len) {
+				esc = "\\ufffd";
+				len = 1;
+			}
+		} else if ((esc = short_escape(c)) == NULL && c < 0x20) {
+			snprintf(ubuf, sizeof ubuf, "\\u%04x", c);
+			esc = ubuf;
+		}
+		if (esc) {
+			out(ctx, str + i - run, run);
+			out(ctx, esc, strlen(esc));
+			run = 0;
+		} else {
+			run += len;
+		}
+		i += len;
+	}
+	out(ctx, str + i - run, run);
+}
+
+void jo_escape(struct strbuf *sb, const char *s, size_t n)
+{
+	escape_to(sink_sb, sb, s, n);
+}
+
+void jo_init_file(struct jo *j, FILE *f, int line_depth)
+{
+	memset(j, 0, sizeof *j);
+	j->f = f;
+	j->line_depth = line_depth;
+}
+
+void jo_init_sb(struct jo *j, struct strbuf *sb, int line_depth)
+{
+	memset(j, 0, sizeof *j);
+	j->sb = sb;
+	j->line_depth = line_depth;
+}
+
+static void newline(struct jo *j, int depth)
+{
+	static const char spaces[] = "                                ";
+	put(j, "\n", 1);
+	int n = depth * 2 < (int)sizeof spaces - 1 ? depth * 2 : (int)sizeof spaces - 1;
+	put(j, spaces, (size_t)n);
+}
+
+/* Separator before a new item (key or value) at the current depth. */
+static void before_item(struct jo *j)
+{
+	if (j->after_key) {
+		j->after_key = 0;
+		return;
+	}
+	if (j->depth > 0 && j->count[j->depth - 1]) {
+		put(j, ",", 1);
+		if (j->depth > j->line_depth)
+			put(j, " ", 1);
+	}
+	if (j->depth > 0 && j->depth <= j->line_depth)
+		newline(j, j->depth);
+	if (j->depth > 0 && j->count[j->depth - 1] < 255)
+		j->count[j->depth - 1]++;
+}
+
+static void open_(struct jo *j, char c)
+{
+	before_item(j);
+	put(j, &c, 1);
+	if (j->depth >= JO_MAX_DEPTH) {
+		j->error = 1;
+		return;
+	}
+	j->count[j->depth++] = 0;
+}
+
+static void close_(struct jo *j, char c)
+{
+	if (j->depth <= 0) {
+		j->error = 1;
+		return;
+	}
+	int had = j->count[--j->depth];
+	if (had && j->depth + 1 <= j->line_depth)
+		newline(j, j->depth);
+	put(j, &c, 1);
+}
+
+void jo_obj_begin(struct jo *j) { open_(j, '{'); }
+void jo_obj_end(struct jo *j) { close_(j, '}'); }
+void jo_arr_begin(struct jo *j) { open_(j, '['); }
+void jo_arr_end(struct jo *j) { close_(j, ']'); }
+
+void jo_key(struct jo *j, const char *key)
+{
+	before_item(j);
+	put(j, "\"", 1);
+	if (j->f)
+		escape_to(sink_file, j, key, strlen(key));
+	else
+		escape_to(sink_sb, j->sb, key, strlen(key));
+	put(j, "\": ", 3);
+	j->after_key = 1;
+}
+
+void jo_strn(struct jo *j, const char *s, size_t n)
+{
+	before_item(j);
+	put(j, "\"", 1);
+	if (j->f)
+		escape_to(sink_file, j, s, n);
+	else
+		escape_to(sink_sb, j->sb, s, n);
+	put(j, "\"", 1);
+}
+
+void jo_str(struct jo *j, const char *s)
+{
+	if (!s)
+		jo_null(j);
+	else
+		jo_strn(j, s, strlen(s));
+}
+
+void jo_raw(struct jo *j, const char *json)
+{
+	before_item(j);
+	puts_(j, json);
+}
+
+void jo_int(struct jo *j, int64_t v)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%" PRId64, v);
+	jo_raw(j, b);
+}
+
+void jo_uint(struct jo *j, uint64_t v)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%" PRIu64, v);
+	jo_raw(j, b);
+}
+
+void jo_bool(struct jo *j, int v) { jo_raw(j, v ? "true" : "false"); }
+void jo_null(struct jo *j) { jo_raw(j, "null"); }
+
+void jo_fixed(struct jo *j, double v, int decimals)
+{
+	char b[64];
+	if (!isfinite(v)) {
+		jo_null(j);
+		return;
+	}
+	snprintf(b, sizeof b, "%.*f", decimals, v);
+	jo_raw(j, b);
+}
+
+char *jo_fmt_us3(char *buf, int64_t ns)
+{
+	/* Through unsigned magnitude so INT64_MIN does not overflow. */
+	uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	snprintf(buf, 32, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "",
+		 m / 1000, (unsigned)(m % 1000));
+	return buf;
+}
+
+void jo_ns_us(struct jo *j, int64_t ns)
+{
+	char b[32];
+	jo_raw(j, jo_fmt_us3(b, ns));
+}
+
+void jo_kstr(struct jo *j, const char *k, const char *s) { jo_key(j, k); jo_str(j, s); }
+void jo_kint(struct jo *j, const char *k, int64_t v) { jo_key(j, k); jo_int(j, v); }
+void jo_kuint(struct jo *j, const char *k, uint64_t v) { jo_key(j, k); jo_uint(j, v); }
+void jo_kfixed(struct jo *j, const char *k, double v, int d) { jo_key(j, k); jo_fixed(j, v, d); }
+void jo_kns_us(struct jo *j, const char *k, int64_t ns) { jo_key(j, k); jo_ns_us(j, ns); }
+
+int jo_finish(struct jo *j)
+{
+	if (j->depth != 0)
+		j->error = 1;
+	if (j->f) {
+		if (fflush(j->f) != 0 || ferror(j->f))
+			j->error = 1;
+	} else if (j->sb->oom) {
+		j->error = 1;
+	}
+	return j->error ? -1 : 0;
+}

@@ -1,0 +1,71 @@
+/*
+ * Writing JSON as a stream: to a FILE (large outputs such as trace_view.json
+ * never sit in memory) or to a strbuf. The writer inserts commas, escapes
+ * strings (quotes, backslash, control characters as \u00XX, invalid UTF-8
+ * replaced by U+FFFD) and writes `": "` after every key, so that consumers
+ * with whitespace-sensitive regexes (HTA's `"rank":\s+(\d+)`) match.
+ *
+ * Layout: values nested no deeper than `line_depth` start on their own
+ * line; deeper ones stay on the line of their parent. line_depth 2 gives a
+ * trace file one event per line.
+ */
+#ifndef PROF_JSON_OUT_H
+#define PROF_JSON_OUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "common/strbuf.h"
+
+#define JO_MAX_DEPTH 32
+
+struct jo {
+	FILE *f;                 /* output, or NULL to write into sb */
+	struct strbuf *sb;
+	int depth;
+	int line_depth;
+	int error;               /* nesting misuse or a write failed */
+	unsigned char count[JO_MAX_DEPTH]; /* items so far at each depth (saturates) */
+	unsigned char after_key;
+};
+
+void jo_init_file(struct jo *j, FILE *f, int line_depth);
+void jo_init_sb(struct jo *j, struct strbuf *sb, int line_depth);
+
+void jo_obj_begin(struct jo *j);
+void jo_obj_end(struct jo *j);
+void jo_arr_begin(struct jo *j);
+void jo_arr_end(struct jo *j);
+void jo_key(struct jo *j, const char *key);
+
+void jo_str(struct jo *j, const char *s);          /* NULL writes null */
+void jo_strn(struct jo *j, const char *s, size_t n);
+void jo_int(struct jo *j, int64_t v);
+void jo_uint(struct jo *j, uint64_t v);
+void jo_bool(struct jo *j, int v);
+void jo_null(struct jo *j);
+/* A double with `decimals` digits after the point; NaN and infinities
+ * (which JSON cannot hold) are written as null. */
+void jo_fixed(struct jo *j, double v, int decimals);
+/* Nanoseconds as microseconds with exactly three decimals, by integer
+ * arithmetic: 1234567 -> 1234.567, -1500 -> -1.500. */
+void jo_ns_us(struct jo *j, int64_t ns);
+/* A value already in JSON form (from cJSON_PrintUnformatted, say). */
+void jo_raw(struct jo *j, const char *json);
+
+/* Shorthands for "key": value. */
+void jo_kstr(struct jo *j, const char *key, const char *s);
+void jo_kint(struct jo *j, const char *key, int64_t v);
+void jo_kuint(struct jo *j, const char *key, uint64_t v);
+void jo_kfixed(struct jo *j, const char *key, double v, int decimals);
+void jo_kns_us(struct jo *j, const char *key, int64_t ns);
+
+/* Flushes a FILE output; returns 0, or -1 when anything went wrong. */
+int jo_finish(struct jo *j);
+
+/* Appends `s` (n bytes) escaped, without the quotes. */
+void jo_escape(struct strbuf *sb, const char *s, size_t n);
+
+/* Formats ns as "us.nnn" (see jo_ns_us) into buf (>= 32 bytes); returns buf. */
+char *jo_fmt_us3(char *buf, int64_t ns);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * The run directory (DESIGN §4):
+ *   <output>/<host>_<pid>_<YYYYmmddHHMMSSmmm>_prof/{raw/launcher, logs}
+ * plus raw/control, the page through which the launcher switches recording
+ * on and off for every agent (raw/raw_control.h).
+ *
+ * Everything below the output path is created relative to directory
+ * descriptors opened with O_NOFOLLOW, so a symbolic link planted anywhere in
+ * the run directory is never followed; the output path itself is refused
+ * when it is a symbolic link. Directories are 0750 and files 0640 whatever
+ * the umask.
+ */
+#ifndef PROF_RUNDIR_H
+#define PROF_RUNDIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "raw/raw_control.h"
+
+#define RUNDIR_INFO_FILE "profiler_info.json"
+#define RUNDIR_ERR_MAX 512
+
+struct rundir {
+	char *path;                  /* absolute */
+	int fd;                      /* the run directory */
+	int raw_fd;                  /* raw/ */
+	int launcher_fd;             /* raw/launcher/ */
+	struct raw_control *control; /* raw/control, mapped shared */
+	size_t control_len;
+};
+
+/* "<host>_<pid>_<YYYYmmddHHMMSSmmm>_prof" for wall time `real_ns` (local
+ * time); characters of `host` that do not belong in a file name become
+ * '_'. Returns snprintf's count. */
+int rundir_name(char *buf, size_t len, const char *host, pid_t pid, uint64_t real_ns);
+
+/* Checks the output path (creating it and its parents when missing):
+ * refuses a symbolic link, a non-directory and one we may not write to.
+ * 0, or -errno with `err` naming the path and what to do. */
+int rundir_check_output(const char *output, char *err, size_t errlen);
+
+/* Creates the run directory `name` under `output` (which must pass
+ * rundir_check_output) with raw/, raw/launcher/, logs/ and raw/control,
+ * whose `recording` starts as given. 0, or -errno with `err` filled;
+ * on error nothing stays open (what was made stays on disk). */
+int rundir_create(struct rundir *rd, const char *output, const char *name,
+		  bool recording, char *err, size_t errlen);
+
+/* Switches recording for the whole tree; bumps the generation on a change. */
+void rundir_set_recording(struct rundir *rd, bool on);
+
+void rundir_close(struct rundir *rd);
+
+#endif

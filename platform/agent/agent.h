@@ -1,0 +1,73 @@
+/*
+ * The in-process agent's shared state. One `struct agent` per process
+ * image; one `struct agent_thread` per thread that has recorded.
+ */
+#ifndef PROF_AGENT_H
+#define PROF_AGENT_H
+
+#include <stdint.h>
+#include "raw/raw_clock.h"
+#include "raw/raw_writer.h"
+
+#define AGENT_DEAD ((struct agent_thread *)1) /* TLS mark of a finished thread */
+
+struct agent_thread {
+	struct raw_writer w;
+	int tid;
+	int closed;                  /* its stream was closed at thread exit */
+	struct agent_thread *next;   /* all threads of this process image */
+};
+
+struct agent {
+	int active;                  /* configured by the launcher, and ready */
+	int clock_tsc;               /* raw_clock_tsc() rather than clock_gettime */
+	uint32_t clock;              /* enum raw_clock */
+	uint32_t chunk_size;
+	uint64_t tsc_hz;
+	const volatile uint32_t *control; /* launcher's recording switch */
+	volatile uint32_t local_on;  /* prof_start / prof_stop */
+	int pid;
+	int proc_dirfd;              /* raw/<pid>.<n>/ */
+	int log_fd;
+	char run_dir[4096];
+	uint64_t range_next;         /* ids for cross-thread ranges */
+	uint64_t steps;              /* steps seen in this process */
+	struct agent_thread *threads;
+};
+
+extern struct agent agent;
+extern __thread struct agent_thread *agent_tls __attribute__((tls_model("initial-exec")));
+
+static inline uint64_t agent_ticks(void)
+{
+	return agent.clock_tsc ? raw_clock_tsc() : raw_clock_ns(CLOCK_MONOTONIC);
+}
+
+static inline int agent_recording(void)
+{
+	return agent.local_on & *agent.control;
+}
+
+/* This thread's stream, created on first use; NULL when it cannot be had
+ * (agent inert, thread finished, no file). */
+struct agent_thread *agent_thread_slow(void);
+
+static inline struct agent_thread *agent_thread(void)
+{
+	struct agent_thread *t = agent_tls;
+	if (__builtin_expect((uintptr_t)t > (uintptr_t)AGENT_DEAD, 1))
+		return t;
+	return agent_thread_slow();
+}
+
+/* Process image setup: used at load time and in a fork child. */
+int agent_process_begin(int ppid);
+void agent_threads_forget(void);
+void agent_threads_finish(void);
+void agent_record_process(struct agent_thread *t, int ppid);
+
+/* Diagnostics to <run>/logs/agent-<pid>.log; never to the program's
+ * stdout/stderr, never on the hot path. */
+void agent_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * Loading, configuring and following the process: the agent's constructor
+ * reads the PROF_AGENT_* variables the launcher set, maps the control page,
+ * and opens this process image's directory. Without PROF_AGENT_RUN_DIR the
+ * agent stays inert: every API call returns at its first test.
+ */
+#include "agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/agent_env.h"
+#include "raw/raw_control.h"
+
+static const uint32_t never = 0;
+struct agent agent = { .control = &never, .proc_dirfd = -1, .log_fd = -1 };
+
+void agent_log(const char *fmt, ...)
+{
+	if (agent.log_fd < 0) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/%s/agent-%d.log", agent.run_dir, PROF_LOG_DIR, (int)getpid());
+		agent.log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+		if (agent.log_fd < 0)
+			return;
+	}
+	char buf[1024];
+	int n = snprintf(buf, sizeof buf, "prof agent[%d]: ", (int)getpid());
+	va_list ap;
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof buf - 2)
+		n = (int)sizeof buf - 2;
+	buf[n++] = '\n';
+	ssize_t w = write(agent.log_fd, buf, (size_t)n);
+	(void)w;
+}
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return dflt;
+	char *end;
+	unsigned long long x = strtoull(v, &end, 10);
+	return *end ? dflt : x;
+}
+
+static void map_control(void)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s/%s", agent.run_dir, PROF_RAW_DIR, RAW_CONTROL_FILE);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		/* Run without the launcher (tests, a hand-set environment):
+		 * nothing switches recording off from outside. */
+		static const uint32_t always = 1;
+		agent.control = &always;
+		return;
+	}
+	struct raw_control *c = mmap(NULL, sizeof *c, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (c == MAP_FAILED || c->magic != RAW_CONTROL_MAGIC) {
+		agent_log("%s: not a control page; recording stays off", path);
+		return;
+	}
+	agent.control = &c->recording;
+}
+
+/* Creates raw/<pid>.<n>/ for this process image: exec keeps the pid, so
+ * each image takes the next free n. */
+int agent_process_begin(int ppid)
+{
+	char path[4200];
+	agent.pid = (int)getpid();
+	if (agent.proc_dirfd >= 0)
+		close(agent.proc_dirfd);
+	agent.proc_dirfd = -1;
+	for (int n = 0; n < 1000; n++) {
+		snprintf(path, sizeof path, "%s/%s/%d.%d", agent.run_dir, PROF_RAW_DIR, agent.pid, n);
+		if (mkdir(path, 0750) == 0)
+			break;
+		if (errno != EEXIST) {
+			agent_log("%s: cannot create: %s; this process is not recorded", path, strerror(errno));
+			return -1;
+		}
+	}
+	agent.proc_dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (agent.proc_dirfd < 0)
+		return -1;
+	struct agent_thread *t = agent_thread_slow();
+	if (t)
+		agent_record_process(t, ppid);
+	return t ? 0 : -1;
+}
+
+static void after_fork_child(void)
+{
+	if (!agent.active)
+		return;
+	if (agent.log_fd >= 0)
+		close(agent.log_fd);
+	agent.log_fd = -1;
+	agent_threads_forget();
+	if (agent_process_begin((int)getppid()) != 0) {
+		agent.active = 0;
+		agent.control = &never;
+	}
+}
+
+static void configure(const char *run_dir)
+{
+	snprintf(agent.run_dir, sizeof agent.run_dir, "%s", run_dir);
+	const char *clock = getenv(PROF_AGENT_CLOCK);
+	agent.clock = clock && strcmp(clock, "tsc") == 0 ? RAW_CLOCK_TSC : RAW_CLOCK_MONOTONIC;
+#if !defined(__x86_64__) && !defined(__i386__)
+	agent.clock = RAW_CLOCK_MONOTONIC;
+#endif
+	agent.clock_tsc = agent.clock == RAW_CLOCK_TSC;
+	agent.tsc_hz = env_u64(PROF_AGENT_TSC_HZ, 0);
+	uint64_t kb = env_u64(PROF_AGENT_CHUNK_KB, RAW_CHUNK_DEFAULT >> 10);
+	agent.chunk_size = (uint32_t)(kb << 10);
+	if (agent.chunk_size < RAW_CHUNK_MIN || agent.chunk_size > RAW_CHUNK_MAX)
+		agent.chunk_size = RAW_CHUNK_DEFAULT;
+	const char *paused = getenv(PROF_AGENT_START_PAUSED);
+	agent.local_on = !(paused && strcmp(paused, "1") == 0);
+}
+
+__attribute__((constructor))
+static void agent_init(void)
+{
+	const char *run_dir = getenv(PROF_AGENT_RUN_DIR);
+	if (!run_dir || !*run_dir)
+		return;
+	configure(run_dir);
+	map_control();
+	agent.active = 1;
+	if (agent_process_begin((int)getppid()) != 0) {
+		agent.active = 0;
+		agent.control = &never;
+		return;
+	}
+	pthread_atfork(NULL, NULL, after_fork_child);
+}
+
+__attribute__((destructor))
+static void agent_fini(void)
+{
+	if (agent.active)
+		agent_threads_finish();
+}

@@ -1,0 +1,213 @@
+/*
+ * Per-thread streams: created on a thread's first record, closed when the
+ * thread exits, and named. Memory comes from mmap, never malloc: the agent
+ * may run inside the program's allocator or a fork child.
+ */
+#include "agent.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+__thread struct agent_thread *agent_tls __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static int agent_gettid(void)
+{
+	return (int)syscall(SYS_gettid);
+}
+
+static void read_comm(int tid, char *out, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
+	out[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, out, len - 1);
+	close(fd);
+	if (n <= 0)
+		n = 0;
+	out[n] = '\0';
+	char *nl = strchr(out, '\n');
+	if (nl)
+		*nl = '\0';
+}
+
+static void on_thread_exit(void *arg)
+{
+	struct agent_thread *t = arg;
+	if (!t || t == AGENT_DEAD)
+		return;
+	char name[RAW_NAME_MAX];
+	read_comm(t->tid, name, sizeof name);
+	uint64_t ts = agent_ticks();
+	struct raw_thread_name tn = { t->tid, raw_writer_intern(&t->w, name, ts) };
+	raw_writer_emit(&t->w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
+	raw_writer_close(&t->w);
+	t->closed = 1;
+	/* A later record on this thread (another TLS destructor) must not
+	 * reopen a stream under the same name. */
+	agent_tls = AGENT_DEAD;
+}
+
+static void make_exit_key(void)
+{
+	pthread_key_create(&exit_key, on_thread_exit);
+}
+
+static int open_stream(struct agent_thread *t, const char *comm)
+{
+	struct raw_writer_opts o = {
+		.clock = agent.clock, .kind = RAW_STREAM_THREAD, .chunk_size = agent.chunk_size,
+		.pid = agent.pid, .tid = t->tid, .ppid = (int)getppid(),
+		.tsc_hz = agent.tsc_hz, .comm = comm,
+	};
+	char name[64];
+	int rc = -EEXIST;
+	for (int k = 0; k < 100 && rc == -EEXIST; k++) {
+		if (k == 0)
+			snprintf(name, sizeof name, "t%d.raw", t->tid);
+		else
+			snprintf(name, sizeof name, "t%d-%d.raw", t->tid, k);
+		rc = raw_writer_open(&t->w, agent.proc_dirfd, name, &o);
+	}
+	if (rc)
+		agent_log("thread %d: cannot open its raw stream: %s", t->tid, strerror(-rc));
+	return rc;
+}
+
+struct agent_thread *agent_thread_slow(void)
+{
+	if (!agent.active || agent_tls == AGENT_DEAD)
+		return NULL;
+	struct agent_thread *t = mmap(NULL, sizeof *t, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	t->tid = agent_gettid();
+	char comm[RAW_NAME_MAX];
+	read_comm(t->tid, comm, sizeof comm);
+	if (open_stream(t, comm) != 0) {
+		munmap(t, sizeof *t);
+		agent_tls = AGENT_DEAD;
+		return NULL;
+	}
+	t->next = __atomic_load_n(&agent.threads, __ATOMIC_ACQUIRE);
+	while (!__atomic_compare_exchange_n(&agent.threads, &t->next, t, 1,
+					    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+		;
+	pthread_once(&exit_key_once, make_exit_key);
+	pthread_setspecific(exit_key, t);
+	agent_tls = t;
+	return t;
+}
+
+void agent_record_process(struct agent_thread *t, int ppid)
+{
+	char cmdline[4096];
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof cmdline - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		n = 0;
+	for (ssize_t i = 0; i < n; i++)
+		if (cmdline[i] == '\0')
+			cmdline[i] = ' ';
+	while (n > 0 && cmdline[n - 1] == ' ')
+		n--;
+	cmdline[n] = '\0';
+	char exe[4096];
+	ssize_t m = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[m > 0 ? m : 0] = '\0';
+	const char *rank = getenv("RANK");
+	uint64_t ts = agent_ticks();
+	struct raw_process p = {
+		.pid = agent.pid, .ppid = ppid,
+		.cmdline_id = raw_writer_intern(&t->w, cmdline, ts),
+		.exe_id = raw_writer_intern(&t->w, exe, ts),
+		.rank_id = rank ? raw_writer_intern(&t->w, rank, ts) : 0,
+	};
+	raw_writer_emit(&t->w, RAW_REC_PROCESS, ts, &p, sizeof p);
+	if (agent_recording()) {
+		struct raw_recording r = { 1, RAW_CAUSE_START };
+		raw_writer_emit(&t->w, RAW_REC_RECORDING, ts, &r, sizeof r);
+	}
+}
+
+/* In a fork child: the parent's streams belong to the parent. Only the
+ * forking thread exists here; drop its mapping without touching the file. */
+void agent_threads_forget(void)
+{
+	struct agent_thread *t = agent_tls;
+	if (t && t != AGENT_DEAD) {
+		raw_writer_abandon(&t->w);
+		munmap(t, sizeof *t);
+	}
+	agent_tls = NULL;
+	agent.threads = NULL;
+	if (exit_key_once != PTHREAD_ONCE_INIT)
+		pthread_setspecific(exit_key, NULL);
+}
+
+/* At process exit: name every thread from the exiting one's stream (the
+ * others may still run, and a stream has one writer), and mark their
+ * streams finished so the parse does not take them for a crash. */
+void agent_threads_finish(void)
+{
+	struct agent_thread *self = agent_thread();
+	for (struct agent_thread *t = agent.threads; t; t = t->next) {
+		if (t->closed || !t->w.hdr)
+			continue;
+		if (self) {
+			char name[RAW_NAME_MAX];
+			read_comm(t->tid, name, sizeof name);
+			uint64_t ts = agent_ticks();
+			if (name[0]) {
+				struct raw_thread_name tn = { t->tid, raw_writer_intern(&self->w, name, ts) };
+				raw_writer_emit(&self->w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
+			}
+		}
+		if (t != self) {
+			raw_clock_pair(t->w.clock, &t->w.hdr->close_pair);
+			__atomic_or_fetch(&t->w.hdr->flags, RAW_FILE_CLOSED, __ATOMIC_RELEASE);
+		}
+	}
+	if (self) {
+		raw_writer_close(&self->w);
+		self->closed = 1;
+		agent_tls = AGENT_DEAD;
+	}
+}
+
+/* Thread names change after the thread starts (PyTorch names its pools
+ * this way); catch the change as it happens. A thread named by another
+ * is caught at exit instead: a pthread_t does not give its tid. */
+__attribute__((visibility("default")))
+int pthread_setname_np(pthread_t thread, const char *name)
+{
+	static int (*real)(pthread_t, const char *);
+	if (!real)
+		real = (int (*)(pthread_t, const char *))dlsym(RTLD_NEXT, "pthread_setname_np");
+	int rc = real ? real(thread, name) : ENOSYS;
+	if (rc != 0 || !agent.active || !pthread_equal(thread, pthread_self()))
+		return rc;
+	struct agent_thread *self = agent_thread();
+	if (self) {
+		uint64_t ts = agent_ticks();
+		struct raw_thread_name tn = { self->tid, raw_writer_intern(&self->w, name, ts) };
+		raw_writer_emit(&self->w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
+	}
+	return rc;
+}

@@ -1,0 +1,161 @@
+/*
+ * The annotation API as the agent records it. These definitions win over
+ * libprof_tx.so's empty ones because the agent is preloaded. The hot path:
+ * two loads to learn whether to record, a TLS load, the clock, an interned
+ * string, one record; no lock, no allocation, no system call.
+ */
+#include "agent.h"
+
+#include "prof/prof_tx.h"
+
+/* Which open ranges on this thread were recorded: a pop must be recorded
+ * exactly when its push was, or a pause in between would close the wrong
+ * range. Depths past 64 follow the recording state at the pop. */
+static __thread uint64_t range_recorded __attribute__((tls_model("initial-exec")));
+static __thread uint32_t range_depth __attribute__((tls_model("initial-exec")));
+
+#define REC_SIZE(payload) raw_align((uint32_t)(sizeof(struct raw_record) + sizeof(payload)))
+
+static inline void *begin_record(struct agent_thread *t, uint16_t type, uint32_t size, uint64_t ts)
+{
+	struct raw_record *r = raw_writer_reserve(&t->w, size);
+	if (__builtin_expect(r != NULL, 1)) {
+		r->type = type;
+		r->flags = 0;
+		r->size = size;
+		r->ts = ts;
+	}
+	return r;
+}
+
+void prof_mark(const char *message)
+{
+	if (!agent_recording())
+		return;
+	struct agent_thread *t = agent_thread();
+	if (!t)
+		return;
+	uint64_t ts = agent_ticks();
+	uint32_t id = raw_writer_intern(&t->w, message, ts);
+	struct raw_record *r = begin_record(t, RAW_REC_MARK, REC_SIZE(struct raw_mark), ts);
+	if (!r)
+		return;
+	*(struct raw_mark *)(r + 1) = (struct raw_mark){ id, 0 };
+	raw_writer_commit(&t->w, REC_SIZE(struct raw_mark));
+}
+
+void prof_range_push(const char *name)
+{
+	uint32_t d = range_depth++;
+	uint64_t bit = d < 64 ? 1ull << d : 0;
+	range_recorded &= ~bit;
+	if (!agent_recording())
+		return;
+	struct agent_thread *t = agent_thread();
+	if (!t)
+		return;
+	uint64_t ts = agent_ticks();
+	uint32_t id = raw_writer_intern(&t->w, name, ts);
+	struct raw_record *r = begin_record(t, RAW_REC_RANGE_PUSH, REC_SIZE(struct raw_range_push), ts);
+	if (!r)
+		return;
+	*(struct raw_range_push *)(r + 1) = (struct raw_range_push){ id, 0 };
+	raw_writer_commit(&t->w, REC_SIZE(struct raw_range_push));
+	range_recorded |= bit;
+}
+
+void prof_range_pop(void)
+{
+	if (range_depth == 0)
+		return;
+	uint32_t d = --range_depth;
+	int recorded = d < 64 ? (int)(range_recorded >> d) & 1 : agent_recording();
+	if (!recorded)
+		return;
+	struct agent_thread *t = agent_thread();
+	if (!t)
+		return;
+	uint32_t size = (uint32_t)sizeof(struct raw_record);
+	if (begin_record(t, RAW_REC_RANGE_POP, size, agent_ticks()))
+		raw_writer_commit(&t->w, size);
+}
+
+uint64_t prof_range_start(const char *name)
+{
+	if (!agent_recording())
+		return 0;
+	struct agent_thread *t = agent_thread();
+	if (!t)
+		return 0;
+	uint64_t rid = __atomic_add_fetch(&agent.range_next, 1, __ATOMIC_RELAXED);
+	uint64_t ts = agent_ticks();
+	uint32_t id = raw_writer_intern(&t->w, name, ts);
+	struct raw_record *r = begin_record(t, RAW_REC_RANGE_START, REC_SIZE(struct raw_range_start), ts);
+	if (!r)
+		return 0;
+	*(struct raw_range_start *)(r + 1) = (struct raw_range_start){ rid, id, 0 };
+	raw_writer_commit(&t->w, REC_SIZE(struct raw_range_start));
+	return rid;
+}
+
+void prof_range_end(uint64_t id)
+{
+	if (id == 0 || !agent.active)
+		return;
+	/* Ended even while paused: its start was recorded. */
+	struct agent_thread *t = agent_thread();
+	if (!t)
+		return;
+	struct raw_record *r = begin_record(t, RAW_REC_RANGE_END, REC_SIZE(struct raw_range_end), agent_ticks());
+	if (!r)
+		return;
+	*(struct raw_range_end *)(r + 1) = (struct raw_range_end){ id };
+	raw_writer_commit(&t->w, REC_SIZE(struct raw_range_end));
+}
+
+void prof_step(void)
+{
+	if (!agent.active)
+		return;
+	/* Steps are counted while paused too, so numbers are the program's. */
+	uint64_t n = __atomic_add_fetch(&agent.steps, 1, __ATOMIC_RELAXED);
+	if (!agent_recording())
+		return;
+	struct agent_thread *t = agent_thread();
+	if (!t)
+		return;
+	struct raw_step s = { n };
+	raw_writer_emit(&t->w, RAW_REC_STEP, agent_ticks(), &s, sizeof s);
+}
+
+static void set_recording(uint32_t on)
+{
+	if (!agent.active || agent.local_on == on)
+		return;
+	agent.local_on = on;
+	struct agent_thread *t = agent_thread();
+	if (!t)
+		return;
+	struct raw_recording r = { on, RAW_CAUSE_API };
+	raw_writer_emit(&t->w, RAW_REC_RECORDING, agent_ticks(), &r, sizeof r);
+}
+
+void prof_start(void) { set_recording(1); }
+void prof_stop(void) { set_recording(0); }
+
+static void add_metadata(const char *key, const char *value, uint32_t flags)
+{
+	if (!agent.active || !key || !value)
+		return;
+	/* Metadata describes the run, not a moment: kept while paused too. */
+	struct agent_thread *t = agent_thread();
+	if (!t)
+		return;
+	uint64_t ts = agent_ticks();
+	struct raw_metadata m = {
+		raw_writer_intern(&t->w, key, ts), raw_writer_intern(&t->w, value, ts), flags, 0 };
+	raw_writer_emit(&t->w, RAW_REC_METADATA, ts, &m, sizeof m);
+}
+
+void prof_add_metadata(const char *key, const char *value) { add_metadata(key, value, 0); }
+void prof_add_metadata_json(const char *key, const char *json) { add_metadata(key, json, RAW_METADATA_JSON); }

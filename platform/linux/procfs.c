@@ -1,0 +1,275 @@
+#define _GNU_SOURCE
+#include "linux/procfs.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void procfs_pids_free(struct procfs_pids *p)
+{
+	free(p->v);
+	p->v = NULL;
+	p->n = p->cap = 0;
+}
+
+static int procfs_pids_add(struct procfs_pids *p, pid_t pid)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		pid_t *v = realloc(p->v, cap * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = pid;
+	return 0;
+}
+
+/* Small /proc files are read in one go into `buf`. */
+static int procfs_slurp(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n;
+	while ((n = read(fd, buf, len - 1)) < 0 && errno == EINTR)
+		;
+	int rc = n < 0 ? -errno : 0;
+	close(fd);
+	buf[n < 0 ? 0 : n] = '\0';
+	return rc;
+}
+
+static bool procfs_all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* Appends the children listed in one task's children file. */
+static int procfs_task_children(pid_t pid, const char *tid, struct procfs_pids *out)
+{
+	char path[96], buf[8192];
+	snprintf(path, sizeof path, "/proc/%d/task/%s/children", (int)pid, tid);
+	int rc = procfs_slurp(path, buf, sizeof buf);
+	if (rc)
+		return rc;
+	char *s = buf, *end;
+	for (;;) {
+		long v = strtol(s, &end, 10);
+		if (end == s)
+			return 0;
+		if ((rc = procfs_pids_add(out, (pid_t)v)))
+			return rc;
+		s = end;
+	}
+}
+
+/* Children are listed under the thread that forked them, so every task
+ * of `pid` is read. */
+static int procfs_children_of(pid_t pid, struct procfs_pids *out)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -errno;
+	struct dirent *de;
+	int rc = 0;
+	while (!rc && (de = readdir(d))) {
+		if (!procfs_all_digits(de->d_name))
+			continue;
+		rc = procfs_task_children(pid, de->d_name, out);
+		if (rc == -ENOENT || rc == -ESRCH)
+			rc = 0;   /* the thread ended meanwhile */
+	}
+	closedir(d);
+	return rc;
+}
+
+static int procfs_children_supported(void)
+{
+	static int supported = -1;
+	if (supported < 0) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)gettid());
+		supported = access(path, R_OK) == 0;
+	}
+	return supported;
+}
+
+int procfs_descendants(pid_t root, struct procfs_pids *out)
+{
+	if (!procfs_children_supported())
+		return procfs_descendants_scan(root, out);
+	size_t first = out->n;
+	int rc = procfs_children_of(root, out);
+	/* `out` grows as it is walked: a breadth-first walk of the tree. */
+	for (size_t i = first; !rc && i < out->n; i++) {
+		rc = procfs_children_of(out->v[i], out);
+		if (rc == -ENOENT || rc == -ESRCH)
+			rc = 0;
+	}
+	return rc;
+}
+
+static int procfs_read_ppid(pid_t pid, pid_t *ppid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int rc = procfs_slurp(path, buf, sizeof buf);
+	if (rc)
+		return rc;
+	struct procfs_proc p;
+	if (procfs_parse_stat(buf, &p))
+		return -EINVAL;
+	*ppid = p.ppid;
+	return 0;
+}
+
+/* Every (pid, ppid) on the system, as two parallel arrays. */
+static int procfs_scan_all(struct procfs_pids *pids, struct procfs_pids *ppids)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return -errno;
+	struct dirent *de;
+	int rc = 0;
+	while (!rc && (de = readdir(d))) {
+		pid_t pid, ppid;
+		if (!procfs_all_digits(de->d_name))
+			continue;
+		pid = (pid_t)atoi(de->d_name);
+		if (procfs_read_ppid(pid, &ppid))
+			continue;
+		if (!(rc = procfs_pids_add(pids, pid)))
+			rc = procfs_pids_add(ppids, ppid);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int procfs_add_children(const struct procfs_pids *pids, const struct procfs_pids *ppids,
+			       pid_t parent, pid_t root, struct procfs_pids *out)
+{
+	int rc = 0;
+	for (size_t j = 0; !rc && j < pids->n; j++)
+		if (ppids->v[j] == parent && pids->v[j] != root)
+			rc = procfs_pids_add(out, pids->v[j]);
+	return rc;
+}
+
+int procfs_descendants_scan(pid_t root, struct procfs_pids *out)
+{
+	struct procfs_pids pids = { 0 }, ppids = { 0 };
+	int rc = procfs_scan_all(&pids, &ppids);
+	size_t first = out->n;
+	if (!rc)
+		rc = procfs_add_children(&pids, &ppids, root, root, out);
+	/* `out` grows as it is walked: breadth first, n passes over a small
+	 * table for a tree of n processes. */
+	for (size_t i = first; !rc && i < out->n; i++)
+		rc = procfs_add_children(&pids, &ppids, out->v[i], root, out);
+	procfs_pids_free(&pids);
+	procfs_pids_free(&ppids);
+	return rc;
+}
+
+int procfs_parse_stat(const char *text, struct procfs_proc *p)
+{
+	/* The command name may hold spaces and ')': fields resume after the
+	 * last ')'. */
+	const char *s = strrchr(text, ')');
+	if (!s)
+		return -EINVAL;
+	char state;
+	int ppid;
+	unsigned long long ut, st, start, rss;
+	long threads;
+	int n = sscanf(s + 1, " %c %d %*d %*d %*d %*d %*llu %*llu %*llu %*llu %*llu %llu %llu"
+		       " %*d %*d %*d %*d %ld %*d %llu %*llu %llu",
+		       &state, &ppid, &ut, &st, &threads, &start, &rss);
+	if (n != 7)
+		return -EINVAL;
+	p->pid = (pid_t)atoi(text);
+	p->ppid = (pid_t)ppid;
+	p->utime = ut;
+	p->stime = st;
+	p->threads = threads > 0 ? (uint32_t)threads : 0;
+	p->start_ticks = start;
+	p->rss_bytes = rss * (uint64_t)sysconf(_SC_PAGESIZE);
+	return 0;
+}
+
+static void procfs_read_io(pid_t pid, struct procfs_proc *p)
+{
+	char path[64], buf[1024];
+	p->read_bytes = p->write_bytes = 0;
+	snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
+	if (procfs_slurp(path, buf, sizeof buf))
+		return;   /* another user's process, or no task I/O accounting */
+	const char *r = strstr(buf, "\nread_bytes:");
+	const char *w = strstr(buf, "\nwrite_bytes:");
+	if (r)
+		p->read_bytes = strtoull(r + 12, NULL, 10);
+	if (w)
+		p->write_bytes = strtoull(w + 13, NULL, 10);
+}
+
+int procfs_read_proc(pid_t pid, struct procfs_proc *p)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int rc = procfs_slurp(path, buf, sizeof buf);
+	if (rc)
+		return rc;
+	if (procfs_parse_stat(buf, p))
+		return -EINVAL;
+	procfs_read_io(pid, p);
+	return 0;
+}
+
+int procfs_sys_cpu(struct procfs_cpu *c)
+{
+	char buf[512];
+	int rc = procfs_slurp("/proc/stat", buf, sizeof buf);
+	if (rc)
+		return rc;
+	unsigned long long v[8] = { 0 };
+	if (sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 4)
+		return -EINVAL;
+	/* guest time is already part of user time: not added twice. */
+	c->total = 0;
+	for (int i = 0; i < 8; i++)
+		c->total += v[i];
+	c->idle = v[3] + v[4];   /* idle + iowait */
+	return 0;
+}
+
+int procfs_meminfo(uint64_t *total, uint64_t *avail)
+{
+	char buf[4096];
+	int rc = procfs_slurp("/proc/meminfo", buf, sizeof buf);
+	if (rc)
+		return rc;
+	const char *t = strstr(buf, "MemTotal:");
+	const char *a = strstr(buf, "MemAvailable:");
+	if (!t || !a)
+		return -EINVAL;
+	*total = strtoull(t + 9, NULL, 10) * 1024;
+	*avail = strtoull(a + 13, NULL, 10) * 1024;
+	return 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * Reading /proc for the host sampler: the launcher's process tree, one
+ * process's CPU, memory and I/O counters, and the system's CPU and memory.
+ * Processes come and go between two reads; a vanished one is an ordinary
+ * -ENOENT/-ESRCH, not an error worth reporting.
+ */
+#ifndef PROF_PROCFS_H
+#define PROF_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct procfs_pids {
+	pid_t *v;
+	size_t n, cap;
+};
+
+void procfs_pids_free(struct procfs_pids *p);
+
+/* Every descendant of `root` (not `root` itself), appended to `out`. Uses
+ * /proc/<pid>/task/<tid>/children, or a scan of every /proc/<pid>/stat
+ * where the kernel lacks that file. 0 or -errno. */
+int procfs_descendants(pid_t root, struct procfs_pids *out);
+
+/* The same through the scan only (exposed for tests). */
+int procfs_descendants_scan(pid_t root, struct procfs_pids *out);
+
+struct procfs_proc {
+	pid_t pid;
+	pid_t ppid;
+	uint64_t start_ticks;   /* start time: tells a reused pid apart */
+	uint64_t utime, stime;  /* clock ticks (sysconf _SC_CLK_TCK) */
+	uint64_t rss_bytes;
+	uint32_t threads;
+	uint64_t read_bytes, write_bytes; /* since start; 0 if unreadable */
+};
+
+/* Reads /proc/<pid>/stat and, when permitted, /proc/<pid>/io. 0 or -errno. */
+int procfs_read_proc(pid_t pid, struct procfs_proc *out);
+
+/* Parses the text of a /proc/<pid>/stat file. 0 or -EINVAL. */
+int procfs_parse_stat(const char *text, struct procfs_proc *out);
+
+struct procfs_cpu {
+	uint64_t total, idle;   /* clock ticks summed over all CPUs */
+};
+
+/* The first line of /proc/stat. 0 or -errno. */
+int procfs_sys_cpu(struct procfs_cpu *out);
+
+/* MemTotal and MemAvailable of /proc/meminfo, in bytes. 0 or -errno. */
+int procfs_meminfo(uint64_t *total, uint64_t *avail);
+
+#endif

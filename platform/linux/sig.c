@@ -1,0 +1,70 @@
+#define _GNU_SOURCE
+#include "linux/sig.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+static const int sig_forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+
+bool sig_is_forwarded(int sig)
+{
+	for (size_t i = 0; i < sizeof sig_forwarded / sizeof sig_forwarded[0]; i++)
+		if (sig_forwarded[i] == sig)
+			return true;
+	return false;
+}
+
+int sig_setup(struct sig_state *s)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof sig_forwarded / sizeof sig_forwarded[0]; i++)
+		sigaddset(&set, sig_forwarded[i]);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &s->saved_mask) != 0)
+		return -errno;
+	s->fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (s->fd < 0) {
+		int rc = -errno;
+		sigprocmask(SIG_SETMASK, &s->saved_mask, NULL);
+		return rc;
+	}
+	return 0;
+}
+
+int sig_next(struct sig_state *s)
+{
+	struct signalfd_siginfo si;
+	ssize_t r = read(s->fd, &si, sizeof si);
+	if (r < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	if (r != (ssize_t)sizeof si)
+		return -EIO;
+	return (int)si.ssi_signo;
+}
+
+void sig_teardown(struct sig_state *s)
+{
+	/* A signal that was meant for the child and came as it ended must not
+	 * kill prof once unblocked: drop what is pending. */
+	if (s->fd >= 0) {
+		while (sig_next(s) > 0)
+			;
+		close(s->fd);
+	}
+	s->fd = -1;
+	sigprocmask(SIG_SETMASK, &s->saved_mask, NULL);
+}
+
+const char *sig_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sigabbrev_np(sig);
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "SIG%d", sig);
+	return buf;
+}

@@ -1,0 +1,35 @@
+/*
+ * The launcher's signals: the ones it forwards to the child's process group
+ * and SIGCHLD are blocked and read from a signalfd by the main loop, so no
+ * work runs in an asynchronous handler and the sampler thread (created
+ * afterwards, inheriting the mask) never sees them.
+ */
+#ifndef PROF_SIG_H
+#define PROF_SIG_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sig_state {
+	int fd;              /* signalfd, non-blocking, close-on-exec */
+	sigset_t saved_mask; /* the mask prof started with: the child's */
+};
+
+/* Blocks the forwarded signals and SIGCHLD and opens the signalfd.
+ * 0 or -errno. */
+int sig_setup(struct sig_state *s);
+
+/* Reads one pending signal: its number, 0 when none is pending, or -errno. */
+int sig_next(struct sig_state *s);
+
+/* Drops pending signals, closes the signalfd and restores the mask. */
+void sig_teardown(struct sig_state *s);
+
+/* True for SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2. */
+bool sig_is_forwarded(int sig);
+
+/* "SIGSEGV" for 11; "SIG<n>" for numbers without a name. */
+const char *sig_name(int sig, char *buf, size_t len);
+
+#endif

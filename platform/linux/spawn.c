@@ -1,0 +1,257 @@
+#define _GNU_SOURCE
+#include "linux/spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#define SPAWN_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+/* 0 when `p` is a regular file we may execute, else the errno a shell
+ * would report for it. */
+static int spawn_check_exec(const char *p)
+{
+	struct stat st;
+	if (stat(p, &st) != 0)
+		return errno == ENOTDIR ? ENOENT : errno;
+	if (S_ISDIR(st.st_mode))
+		return EISDIR;
+	if (!S_ISREG(st.st_mode) || access(p, X_OK) != 0)
+		return EACCES;
+	return 0;
+}
+
+/* Tries one PATH entry; 0 with `*out` set, or the errno for that entry. */
+static int spawn_try_dir(const char *dir, size_t dlen, const char *cmd, char **out)
+{
+	char *cand;
+	if (dlen == 0)
+		cand = strdup(cmd);  /* an empty entry means the current directory */
+	else if (asprintf(&cand, "%.*s/%s", (int)dlen, dir, cmd) < 0)
+		cand = NULL;
+	if (!cand)
+		return ENOMEM;
+	int e = spawn_check_exec(cand);
+	if (e == 0) {
+		*out = cand;
+		return 0;
+	}
+	free(cand);
+	return e;
+}
+
+int spawn_resolve(const char *cmd, const char *path_env, char **out)
+{
+	*out = NULL;
+	if (!cmd || !*cmd)
+		return -ENOENT;
+	if (strchr(cmd, '/')) {
+		int e = spawn_check_exec(cmd);
+		if (e)
+			return -e;
+		*out = strdup(cmd);
+		return *out ? 0 : -ENOMEM;
+	}
+	const char *p = path_env ? path_env : SPAWN_DEFAULT_PATH;
+	int seen_eacces = 0;
+	for (;;) {
+		const char *colon = strchrnul(p, ':');
+		int e = spawn_try_dir(p, (size_t)(colon - p), cmd, out);
+		if (e == 0 || e == ENOMEM)
+			return -e;
+		/* Like execvp: a later entry may still hold an executable one,
+		 * but a non-executable match beats "not found". Directories on
+		 * PATH are skipped, as the shell does. */
+		if (e == EACCES)
+			seen_eacces = 1;
+		if (!*colon)
+			break;
+		p = colon + 1;
+	}
+	return seen_eacces ? -EACCES : -ENOENT;
+}
+
+static char *spawn_env_pair(const char *name, const char *first, const char *sep,
+			    const char *rest)
+{
+	char *s;
+	int n = rest && *rest ? asprintf(&s, "%s=%s%s%s", name, first, sep, rest)
+			      : asprintf(&s, "%s=%s", name, first);
+	return n < 0 ? NULL : s;
+}
+
+static int spawn_env_is(const char *e, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(e, name, n) == 0 && e[n] == '=';
+}
+
+const char *spawn_env_get(char *const *env, const char *name)
+{
+	for (; env && *env; env++)
+		if (spawn_env_is(*env, name))
+			return *env + strlen(name) + 1;
+	return NULL;
+}
+
+void spawn_env_free(char **env)
+{
+	if (!env)
+		return;
+	for (char **e = env; *e; e++)
+		free(*e);
+	free(env);
+}
+
+/* Appends the launcher's own variables; returns the new count or -1. */
+static int spawn_env_add_agent(char **env, int n, const struct spawn_env_opts *o)
+{
+	char hz[64];
+	snprintf(hz, sizeof hz, "%.0f", o->tsc_hz);
+	const char *pairs[][2] = {
+		{ "PROF_AGENT_RUN_DIR", o->run_dir },
+		{ "PROF_AGENT_CLOCK", o->clock },
+		{ "PROF_AGENT_TSC_HZ", o->tsc_hz > 0 ? hz : NULL },
+		{ "PROF_AGENT_ACTIVITIES", o->activities },
+		{ "PROF_AGENT_START_PAUSED", o->start_paused ? "1" : NULL },
+	};
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		if (!pairs[i][1])
+			continue;
+		if (!(env[n] = spawn_env_pair(pairs[i][0], pairs[i][1], "", NULL)))
+			return -1;
+		env[++n] = NULL;
+	}
+	return n;
+}
+
+char **spawn_env_build(char *const *base, const struct spawn_env_opts *o)
+{
+	size_t nbase = 0;
+	while (base && base[nbase])
+		nbase++;
+	char **env = calloc(nbase + 8, sizeof *env);
+	if (!env)
+		return NULL;
+	int n = 0;
+	for (size_t i = 0; i < nbase; i++) {
+		const char *e = base[i];
+		/* A PROF_AGENT_* left over from an outer run would point the
+		 * agent at somebody else's run directory. */
+		if (strncmp(e, "PROF_AGENT_", 11) == 0 ||
+		    spawn_env_is(e, "LD_PRELOAD") ||
+		    (o->python_dir && spawn_env_is(e, "PYTHONPATH")))
+			continue;
+		if (!(env[n++] = strdup(e)))
+			goto oom;
+	}
+	/* ld.so splits LD_PRELOAD on spaces and colons alike. */
+	if (!(env[n++] = spawn_env_pair("LD_PRELOAD", o->agent_path, ":",
+					 spawn_env_get(base, "LD_PRELOAD"))))
+		goto oom;
+	if (o->python_dir &&
+	    !(env[n++] = spawn_env_pair("PYTHONPATH", o->python_dir, ":",
+					spawn_env_get(base, "PYTHONPATH"))))
+		goto oom;
+	if (spawn_env_add_agent(env, n, o) < 0)
+		goto oom;
+	return env;
+oom:
+	spawn_env_free(env);
+	return NULL;
+}
+
+static void spawn_set_fg(int tty_fd, pid_t pgrp)
+{
+	/* A background group changing the foreground gets SIGTTOU unless it
+	 * blocks it. */
+	sigset_t ttou, old;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	tcsetpgrp(tty_fd, pgrp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* In the child: only async-signal-safe calls from here to exec. */
+static void spawn_child_exec(const char *path, char *const argv[], char *const env[],
+			     const sigset_t *mask, const struct spawn_child *c, int ready_fd)
+{
+	setpgid(0, 0);
+	if (c->took_tty)
+		spawn_set_fg(c->tty_fd, getpid());
+	/* prof installs no handlers (exec would reset them anyway); what it
+	 * changed is the mask, blocked for its signalfd. Dispositions it
+	 * inherited as ignored (nohup) pass through, as without prof. */
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	execve(path, argv, env);
+	int e = errno;
+	while (write(ready_fd, &e, sizeof e) < 0 && errno == EINTR)
+		;
+	_exit(127);
+}
+
+/* 0 when the child reached exec, else the errno it sent. */
+static int spawn_wait_ready(int fd)
+{
+	int e = 0;
+	ssize_t r;
+	while ((r = read(fd, &e, sizeof e)) < 0 && errno == EINTR)
+		;
+	return r == (ssize_t)sizeof e ? e : 0;
+}
+
+int spawn_start(const char *path, char *const argv[], char *const env[],
+		const sigset_t *child_mask, struct spawn_child *c)
+{
+	int ready[2];
+	if (pipe2(ready, O_CLOEXEC) != 0)
+		return -errno;
+	c->tty_fd = STDIN_FILENO;
+	c->took_tty = isatty(c->tty_fd) && tcgetpgrp(c->tty_fd) == getpgrp();
+	pid_t pid = fork();
+	if (pid < 0) {
+		int rc = -errno;
+		close(ready[0]);
+		close(ready[1]);
+		return rc;
+	}
+	if (pid == 0) {
+		close(ready[0]);
+		spawn_child_exec(path, argv, env, child_mask, c, ready[1]);
+	}
+	close(ready[1]);
+	c->pid = pid;
+	/* Both sides set the group and the terminal, so neither order of
+	 * running after fork leaves a window. */
+	setpgid(pid, pid);
+	if (c->took_tty)
+		spawn_set_fg(c->tty_fd, pid);
+	int e = spawn_wait_ready(ready[0]);
+	close(ready[0]);
+	if (e) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		spawn_tty_take_back(c);
+		return -e;
+	}
+	return 0;
+}
+
+void spawn_tty_take_back(const struct spawn_child *c)
+{
+	if (c->took_tty)
+		spawn_set_fg(c->tty_fd, getpgrp());
+}
+
+void spawn_tty_give(const struct spawn_child *c)
+{
+	if (c->took_tty)
+		spawn_set_fg(c->tty_fd, c->pid);
+}

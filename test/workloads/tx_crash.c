@@ -1,0 +1,29 @@
+/*
+ * tx_crash MODE COUNT: marks "event-<k>" COUNT times (and a range and a
+ * step for each hundred), then dies: MODE "kill" by SIGKILL, "segv" by a
+ * null-pointer write, "exit" normally.
+ */
+#include <prof/prof_tx.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "exit";
+	int count = argc > 2 ? atoi(argv[2]) : 1000;
+	char msg[32];
+	for (int k = 0; k < count; k++) {
+		snprintf(msg, sizeof msg, "event-%d", k);
+		prof_mark(msg);
+	}
+	fflush(stdout);
+	if (strcmp(mode, "kill") == 0)
+		raise(SIGKILL);
+	if (strcmp(mode, "segv") == 0) {
+		volatile int *p = NULL;
+		*p = 1;
+	}
+	return 0;
+}
