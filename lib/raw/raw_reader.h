@@ -3,13 +3,26 @@
  * committed bytes, checks every record's size and type, and reports what it
  * skipped (file, chunk, offset, why) instead of stopping.
  *
- * (Interface contract; implemented in raw_reader.c.)
+ * A file is mapped read-only once (raw_file); any number of cursors walk it
+ * (raw_cursor): the parse uses one for the records and a quiet one that runs
+ * ahead collecting clock pairs. Damage found by a loud cursor is named on
+ * the file's log and counted in the file's stats:
+ *   - bad header (magic, version, byte order, sizes): the file is skipped;
+ *   - bad chunk header (magic, index, committed): the chunk is skipped;
+ *   - a record whose size breaks the framing (< 16, not a multiple of 8,
+ *     past `committed`): the rest of the chunk is skipped;
+ *   - a record that is framed right but wrong inside (unknown type, payload
+ *     too short for its type, a string id never defined): that record only;
+ *   - a file that ends inside a chunk: what is there is read, the rest named.
+ * A stream without RAW_FILE_CLOSED (the process crashed or was killed) is
+ * not damage: every committed record is still there.
  */
 #ifndef PROF_RAW_READER_H
 #define PROF_RAW_READER_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "raw/raw_format.h"
 
 /* Totals over every stream under a run's raw/ directory: for
@@ -24,5 +37,87 @@ struct raw_totals {
 /* Sums the chunk headers of every *.raw file under `raw_dir` (recursively).
  * Cheap: reads headers only. Returns 0 or a negative errno. */
 int raw_totals_of_dir(const char *raw_dir, struct raw_totals *out);
+
+/* What reading a file found; filled by loud cursors. */
+struct raw_read_stats {
+	uint64_t records;          /* valid records returned */
+	uint64_t lost;             /* chunk headers' `lost` + RAW_REC_LOST counts */
+	uint64_t skipped_chunks;   /* chunks skipped whole or in part */
+	uint64_t skipped_bytes;    /* committed bytes not returned */
+	uint64_t bad_records;      /* records skipped */
+};
+
+struct raw_file {
+	char *path;                /* as given; names the file in messages */
+	const unsigned char *map;  /* the whole file, read-only */
+	size_t size;
+	struct raw_file_header hdr;
+	uint64_t nchunks;          /* chunk slots present; the last may be partial */
+	FILE *log;                 /* where damage is named; NULL: nowhere */
+	const char *who;           /* message prefix, "prof parse" by default */
+	struct raw_read_stats st;
+};
+
+/* Opens and maps `path`, checks its header. Returns 0; -EINVAL for a file
+ * that is not a readable raw stream (the reason is written to `log`), or
+ * another negative errno. `why` (may be NULL) receives the reason. */
+int raw_file_open(struct raw_file *f, const char *path, FILE *log,
+		  char *why, size_t why_len);
+void raw_file_close(struct raw_file *f);
+
+/* Checks a header read from a file of `file_size` bytes. 0, or -1 with the
+ * reason in `why`. */
+int raw_header_check(const struct raw_file_header *h, uint64_t file_size,
+		     char *why, size_t why_len);
+
+/* The latest clock pair the file holds at a fixed place: the close pair
+ * when closed, else the pair of the last valid chunk header, else the open
+ * pair. For a rate over the whole stream without reading it all. */
+void raw_file_last_pair(const struct raw_file *f, struct raw_clock_pair *out);
+
+/* A record as returned by a cursor; `payload` points into the mapping. */
+struct raw_rec {
+	uint16_t type, flags;
+	uint32_t size;
+	uint64_t ts;               /* ticks of the stream's clock */
+	const void *payload;
+	uint32_t len;              /* payload bytes (size - 16) */
+	uint64_t chunk;            /* chunk index */
+	uint64_t offset;           /* of the record in the file */
+};
+
+enum raw_next {
+	RAW_NEXT_END = 0,          /* no more records */
+	RAW_NEXT_RECORD = 1,       /* `rec` holds a valid record */
+	RAW_NEXT_CHUNK = 2,        /* a valid chunk began: see cursor->ch */
+};
+
+struct raw_cursor {
+	struct raw_file *f;
+	uint64_t next_chunk;       /* the chunk slot to enter next */
+	uint64_t chunk;            /* the chunk being read */
+	const unsigned char *pos, *end; /* unread committed bytes of it */
+	int truncated;             /* the file ends inside this chunk */
+	int quiet;                 /* neither names nor counts damage */
+	struct raw_chunk_header ch;
+	/* strings defined so far: pointers into the mapping, by id */
+	const char **str;
+	uint32_t *str_len;
+	uint32_t str_cap;
+	int track_strings;
+};
+
+/* A loud cursor checks string ids (tracks definitions); a quiet one skips
+ * damage silently and ignores strings. */
+void raw_cursor_init(struct raw_cursor *c, struct raw_file *f, int quiet);
+void raw_cursor_free(struct raw_cursor *c);
+enum raw_next raw_cursor_next(struct raw_cursor *c, struct raw_rec *rec);
+
+/* The text of string `id` (NUL-terminated, in the mapping); "" for id 0,
+ * NULL when undefined. `len` may be NULL. */
+const char *raw_cursor_str(const struct raw_cursor *c, uint32_t id, uint32_t *len);
+
+/* Smallest payload of each record type; 0 for unknown types. */
+uint32_t raw_payload_min(uint16_t type);
 
 #endif
