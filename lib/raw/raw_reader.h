@@ -99,6 +99,7 @@ struct raw_cursor {
 	const unsigned char *pos, *end; /* unread committed bytes of it */
 	int truncated;             /* the file ends inside this chunk */
 	int quiet;                 /* neither names nor counts damage */
+	int ended;                 /* the end was reached (and checked) */
 	struct raw_chunk_header ch;
 	/* strings defined so far: pointers into the mapping, by id */
 	const char **str;

@@ -1,0 +1,94 @@
+"""Shared helpers for prof's end-to-end tests: run prof, find the run
+directory, load its outputs."""
+import csv
+import glob
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+PROF = os.environ.get("PROF_BIN", "prof")
+BUILD = os.environ.get("PROF_BUILD", "")
+WORKLOADS = os.environ.get("PROF_WORKLOADS", "")
+TMP = os.environ.get("PROF_TEST_TMP", tempfile.gettempdir())
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
+
+
+def workload(name):
+    return os.path.join(WORKLOADS, name)
+
+
+class Run:
+    """One `prof run`: its exit status, output, and run directory."""
+
+    def __init__(self, proc, out_dir):
+        self.rc = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        dirs = sorted(glob.glob(os.path.join(out_dir, "*_prof")))
+        self.run_dir = dirs[-1] if dirs else None
+
+    def path(self, *parts):
+        return os.path.join(self.run_dir, *parts)
+
+    def output(self, name):
+        return self.path("PROFILER_OUTPUT", name)
+
+    def trace(self):
+        with open(self.output("trace_view.json")) as f:
+            return json.load(f)
+
+    def csv_rows(self, name):
+        with open(self.output(name), newline="") as f:
+            return list(csv.reader(f))
+
+    def json(self, *parts):
+        with open(self.path(*parts)) as f:
+            return json.load(f)
+
+
+class ProfTestCase(unittest.TestCase):
+    def setUp(self):
+        os.makedirs(TMP, exist_ok=True)
+        self.tmp = tempfile.mkdtemp(prefix=self.id().split(".")[-1] + "-", dir=TMP)
+
+    def tearDown(self):
+        if not getattr(self, "_keep", False):
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def prof_run(self, cmd, *options, env=None, timeout=120, out=None):
+        out = out or os.path.join(self.tmp, "out")
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        proc = subprocess.run([PROF, "run", "-o", out, *options, "--", *cmd],
+                              capture_output=True, text=True, env=full_env, timeout=timeout)
+        return Run(proc, out)
+
+
+def events(trace, ph=None, cat=None, name=None, pid=None):
+    out = []
+    for e in trace["traceEvents"]:
+        if ph is not None and e.get("ph") != ph:
+            continue
+        if cat is not None and e.get("cat") != cat:
+            continue
+        if name is not None and e.get("name") != name:
+            continue
+        if pid is not None and e.get("pid") != pid:
+            continue
+        out.append(e)
+    return out
+
+
+def thread_names(trace):
+    """{(pid, tid): name} from thread_name metadata."""
+    return {(e["pid"], e["tid"]): e["args"]["name"]
+            for e in trace["traceEvents"] if e.get("ph") == "M" and e.get("name") == "thread_name"}
+
+
+def span(e):
+    ts = float(e["ts"])
+    return ts, ts + float(e.get("dur", 0))
