@@ -29,6 +29,7 @@ struct cfg_key {
 	const struct cfg_name *names;   /* T_SET, T_ENUM */
 	const char *type_doc;
 	const char *help;
+	bool pending;                   /* checked and kept, not yet acted on */
 };
 
 static const struct cfg_name activity_names[] = {
@@ -50,54 +51,54 @@ static const struct cfg_name level_names[] = {
 
 static const struct cfg_key cfg_keys[] = {
 	{ "output_path", T_STRING, OFF(output_path), 0, 0, NULL, "string",
-	  "directory that receives the run directory (default ./prof_data)" },
+	  "directory that receives the run directory (default ./prof_data)", false },
 	{ "activities", T_SET, OFF(activities), 0, 0, activity_names, "list: CPU, DEVICE",
-	  "what to record: host/framework activity, device activity (default both)" },
+	  "what to record: host/framework activity, device activity (default both)", false },
 	{ "schedule", T_OBJECT, 0, 0, 0, NULL, "object",
-	  "record only some steps: skip_first, wait, warmup, active, repeat" },
+	  "record only some steps: skip_first, wait, warmup, active, repeat", true },
 	{ "schedule.skip_first", T_UINT, OFF(schedule.skip_first), 0, UINT32_MAX, NULL, "integer >= 0",
-	  "steps to skip before the first cycle" },
+	  "steps to skip before the first cycle", false },
 	{ "schedule.wait", T_UINT, OFF(schedule.wait), 0, UINT32_MAX, NULL, "integer >= 0",
-	  "steps to wait at the start of each cycle" },
+	  "steps to wait at the start of each cycle", false },
 	{ "schedule.warmup", T_UINT, OFF(schedule.warmup), 0, UINT32_MAX, NULL, "integer >= 0",
-	  "steps to warm up before recording in each cycle" },
+	  "steps to warm up before recording in each cycle", false },
 	{ "schedule.active", T_UINT, OFF(schedule.active), 1, UINT32_MAX, NULL, "integer >= 1",
-	  "steps recorded in each cycle" },
+	  "steps recorded in each cycle", false },
 	{ "schedule.repeat", T_UINT, OFF(schedule.repeat), 0, UINT32_MAX, NULL, "integer >= 0",
-	  "cycles to run, 0 for as long as the program runs" },
+	  "cycles to run, 0 for as long as the program runs", false },
 	{ "record_shapes", T_BOOL, OFF(record_shapes), 0, 0, NULL, "boolean",
-	  "record operator input shapes and types" },
+	  "record operator input shapes and types", true },
 	{ "profile_memory", T_BOOL, OFF(profile_memory), 0, 0, NULL, "boolean",
-	  "record memory allocations" },
+	  "record memory allocations", true },
 	{ "with_stack", T_BOOL, OFF(with_stack), 0, 0, NULL, "boolean",
-	  "record the Python call stack of operators" },
+	  "record the Python call stack of operators", true },
 	{ "with_modules", T_BOOL, OFF(with_modules), 0, 0, NULL, "boolean",
-	  "record the module hierarchy of operators" },
+	  "record the module hierarchy of operators", true },
 	{ "analyse", T_BOOL, OFF(analyse), 0, 0, NULL, "boolean",
-	  "parse right after the program exits (default true; --no-parse sets false)" },
+	  "parse right after the program exits (default true; --no-parse sets false)", false },
 	{ "export_type", T_SET, OFF(export_type), 0, 0, export_names, "list: text, db",
-	  "output formats (default text)" },
+	  "output formats (default text)", true },
 	{ "profiler_level", T_ENUM, OFF(profiler_level), 0, 0, level_names,
-	  "Level_none, Level0, Level1, Level2", "amount of device detail (default Level0)" },
+	  "Level_none, Level0, Level1, Level2", "amount of device detail (default Level0)", true },
 	{ "data_simplification", T_BOOL, OFF(data_simplification), 0, 0, NULL, "boolean",
-	  "drop intermediate data after the parse (default true)" },
+	  "drop intermediate data after the parse (default true)", true },
 	{ "timeline_limit", T_UINT, OFF(timeline_limit_mb), 0, MB_MAX, NULL, "integer MB, 0 = none",
-	  "largest trace_view.json to write" },
+	  "largest trace_view.json to write", true },
 	{ "storage_limit", T_UINT, OFF(storage_limit_mb), 0, MB_MAX, NULL, "integer MB, 0 = none",
-	  "largest raw data to record" },
+	  "largest raw data to record", true },
 	{ "host_sys", T_SET, OFF(host_sys), 0, 0, host_names, "list: cpu, mem, disk, network",
-	  "host data to sample (default cpu, mem)" },
+	  "host data to sample (default cpu, mem)", false },
 	{ "archive", T_BOOL, OFF(archive), 0, 0, NULL, "boolean",
-	  "pack the run directory into an archive after the parse" },
+	  "pack the run directory into an archive after the parse", true },
 	{ "delay", T_SECONDS, OFF(delay_s), 0, 1000000, NULL, "seconds >= 0",
-	  "start recording this long after the program starts" },
+	  "start recording this long after the program starts", false },
 	{ "duration", T_SECONDS, OFF(duration_s), 0, 1000000, NULL, "seconds >= 0, 0 = no limit",
-	  "stop recording this long after recording starts; the program runs on" },
+	  "stop recording this long after recording starts; the program runs on", false },
 	{ "sampling_interval", T_UINT, OFF(sampling_interval_ms), 0, 60000, NULL,
-	  "integer ms, 0..60000, 0 = off", "host sampling period (default 20)" },
+	  "integer ms, 0..60000, 0 = off", "host sampling period (default 20)", false },
 	{ "start_paused", T_BOOL, OFF(start_paused), 0, 0, NULL, "boolean",
-	  "record nothing until the program calls prof_start()" },
-	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL },
+	  "record nothing until the program calls prof_start()", false },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL, false },
 };
 
 void cfg_defaults(struct prof_config *c)
@@ -125,6 +126,25 @@ static const struct cfg_key *cfg_find(const char *key)
 		if (strcmp(k->key, key) == 0)
 			return k;
 	return NULL;
+}
+
+/* Sub-keys count as their object: "schedule.wait" sets "schedule". */
+static void note_set(struct prof_config *c, const struct cfg_key *k)
+{
+	const struct cfg_key *top = strncmp(k->key, "schedule.", 9) == 0 ? cfg_find("schedule") : k;
+	c->set_keys |= 1ull << (top - cfg_keys);
+}
+
+void cfg_pending_keys(const struct prof_config *c, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (const struct cfg_key *k = cfg_keys; k->key; k++) {
+		if (!k->pending || !(c->set_keys & (1ull << (k - cfg_keys))))
+			continue;
+		if (buf[0])
+			strncat(buf, ", ", len - strlen(buf) - 1);
+		strncat(buf, k->key, len - strlen(buf) - 1);
+	}
 }
 
 __attribute__((format(printf, 4, 5)))
@@ -232,6 +252,7 @@ int cfg_set(struct prof_config *c, const char *key, const char *value,
 		return cfg_fail(err, source, key, "%s", "unknown key (prof run --help lists the keys)");
 	void *field = (char *)c + k->off;
 	mark_schedule(c, k);
+	note_set(c, k);
 	switch (k->type) {
 	case T_STRING:
 		if (!*value)
@@ -319,6 +340,7 @@ static int apply_value(struct prof_config *c, const struct cfg_key *k, const cJS
 		       const char *source, struct cfg_error *err)
 {
 	char num[64];
+	note_set(c, k);
 	switch (k->type) {
 	case T_STRING:
 	case T_ENUM:

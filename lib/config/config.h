@@ -7,6 +7,7 @@
 #define PROF_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum cfg_activity { CFG_ACT_CPU = 1u << 0, CFG_ACT_DEVICE = 1u << 1 };
@@ -37,6 +38,7 @@ struct prof_config {
 	double duration_s;            /* 0: until the program ends */
 	uint32_t sampling_interval_ms;/* 20; 0 switches host sampling off */
 	bool start_paused;
+	uint64_t set_keys;            /* bit i: key i of the table was set by a source */
 };
 
 #define CFG_ERR_MAX 512
@@ -63,6 +65,10 @@ int cfg_validate(const struct prof_config *c, struct cfg_error *err);
 /* The whole configuration as a JSON object text (malloc'd), for
  * profiler_info.json. */
 char *cfg_to_json(const struct prof_config *c);
+
+/* Keys that were set but that this release checks without acting on
+ * them, comma-separated into `buf` ("" if none): cmd/ warns about them. */
+void cfg_pending_keys(const struct prof_config *c, char *buf, size_t len);
 
 /* The keys cfg knows and a one-line help each, for --help and README. */
 struct cfg_key_doc { const char *key; const char *type; const char *help; };

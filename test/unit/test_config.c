@@ -1,0 +1,125 @@
+/* The configuration model: sources in order, and an error that names the
+ * key and the source for every bad input. */
+#include <stdlib.h>
+
+#include "config/config.h"
+#include "unit.h"
+
+static int apply(struct prof_config *c, const char *json, struct cfg_error *e)
+{
+	return cfg_apply_json(c, json, "PROF_OPTIONS", e);
+}
+
+static void test_defaults(void)
+{
+	struct prof_config c;
+	cfg_defaults(&c);
+	CHECK_STR(c.output_path, "./prof_data");
+	CHECK(c.activities == (CFG_ACT_CPU | CFG_ACT_DEVICE));
+	CHECK(c.analyse);
+	CHECK(c.sampling_interval_ms == 20);
+	CHECK(!c.schedule.set);
+	cfg_free(&c);
+}
+
+static void test_sources_override(void)
+{
+	struct prof_config c;
+	struct cfg_error e;
+	cfg_defaults(&c);
+	CHECK(apply(&c, "{\"delay\": 2, \"sampling_interval\": 50, \"activities\": [\"CPU\"]}", &e) == 0);
+	CHECK(c.delay_s == 2 && c.sampling_interval_ms == 50 && c.activities == CFG_ACT_CPU);
+	CHECK(cfg_set(&c, "delay", "0.5", "--delay", &e) == 0);
+	CHECK(c.delay_s == 0.5);
+	CHECK(cfg_set(&c, "activities", "cpu, device", "--activities", &e) == 0);
+	CHECK(c.activities == (CFG_ACT_CPU | CFG_ACT_DEVICE));
+	CHECK(apply(&c, "{\"schedule\": {\"wait\": 1, \"active\": 3, \"repeat\": 2}}", &e) == 0);
+	CHECK(c.schedule.set && c.schedule.wait == 1 && c.schedule.active == 3 && c.schedule.repeat == 2);
+	CHECK(apply(&c, "{\"profiler_level\": \"Level1\", \"export_type\": \"text,db\"}", &e) == 0);
+	CHECK(c.profiler_level == CFG_LEVEL_1 && c.export_type == (CFG_EXPORT_TEXT | CFG_EXPORT_DB));
+	cfg_free(&c);
+}
+
+static void expect_error(const char *json, const char *needle1, const char *needle2)
+{
+	struct prof_config c;
+	struct cfg_error e = { "" };
+	cfg_defaults(&c);
+	CHECK(apply(&c, json, &e) == -1);
+	CHECK_CONTAINS(e.msg, "PROF_OPTIONS");
+	CHECK_CONTAINS(e.msg, needle1);
+	if (needle2)
+		CHECK_CONTAINS(e.msg, needle2);
+	cfg_free(&c);
+}
+
+static void test_errors_name_key_and_source(void)
+{
+	expect_error("{\"delay\": 2", "invalid JSON", NULL);
+	expect_error("[1, 2]", "expected a JSON object", NULL);
+	expect_error("{\"dleay\": 2}", "\"dleay\"", "unknown key");
+	expect_error("{\"delay\": \"soon\"}", "\"delay\"", "got a string");
+	expect_error("{\"delay\": -1}", "\"delay\"", "out of range");
+	expect_error("{\"record_shapes\": 1}", "\"record_shapes\"", "boolean");
+	expect_error("{\"sampling_interval\": 2.5}", "\"sampling_interval\"", "integer");
+	expect_error("{\"sampling_interval\": 70000}", "\"sampling_interval\"", "out of range");
+	expect_error("{\"activities\": [\"TPU\"]}", "\"activities\"", "unknown value \"TPU\"");
+	expect_error("{\"schedule\": {\"wait\": 1}}", "\"schedule.active\"", ">= 1");
+	expect_error("{\"schedule\": {\"active\": 0}}", "\"schedule.active\"", "out of range");
+	expect_error("{\"schedule\": {\"sleep\": 1}}", "\"schedule.sleep\"", "unknown key");
+	expect_error("{\"profiler_level\": \"Level9\"}", "\"profiler_level\"", "Level0");
+	expect_error("{\"output_path\": \"\"}", "\"output_path\"", "empty");
+}
+
+static void test_flag_errors(void)
+{
+	struct prof_config c;
+	struct cfg_error e;
+	cfg_defaults(&c);
+	CHECK(cfg_set(&c, "delay", "abc", "--delay", &e) == -1);
+	CHECK_CONTAINS(e.msg, "--delay");
+	CHECK(cfg_set(&c, "sampling_interval", "-5", "--sampling-interval", &e) == -1);
+	CHECK_CONTAINS(e.msg, "--sampling-interval");
+	CHECK(cfg_set(&c, "start_paused", "maybe", "--start-paused", &e) == -1);
+	cfg_free(&c);
+}
+
+static void test_file_source(void)
+{
+	struct prof_config c;
+	struct cfg_error e;
+	cfg_defaults(&c);
+	CHECK(cfg_apply_file(&c, "/nonexistent/prof.json", &e) == -1);
+	CHECK_CONTAINS(e.msg, "/nonexistent/prof.json");
+	cfg_free(&c);
+}
+
+static void test_dump_and_pending(void)
+{
+	struct prof_config c;
+	struct cfg_error e;
+	char pending[256];
+	cfg_defaults(&c);
+	cfg_pending_keys(&c, pending, sizeof pending);
+	CHECK_STR(pending, "");
+	CHECK(apply(&c, "{\"record_shapes\": true, \"delay\": 1, \"schedule\": {\"active\": 2}}", &e) == 0);
+	cfg_pending_keys(&c, pending, sizeof pending);
+	CHECK_STR(pending, "schedule, record_shapes");
+	char *json = cfg_to_json(&c);
+	CHECK_CONTAINS(json, "\"record_shapes\":\ttrue");
+	CHECK_CONTAINS(json, "\"active\":\t2");
+	CHECK_CONTAINS(json, "\"activities\":\t[\"CPU\", \"DEVICE\"]");
+	free(json);
+	cfg_free(&c);
+}
+
+int main(void)
+{
+	test_defaults();
+	test_sources_override();
+	test_errors_name_key_and_source();
+	test_flag_errors();
+	test_file_source();
+	test_dump_and_pending();
+	return unit_done();
+}

@@ -1,0 +1,36 @@
+/* A minimal unit-test harness: CHECK records a failure and goes on;
+ * unit_done() prints the closing line ctest logs and the exit status. */
+#ifndef PROF_TEST_UNIT_H
+#define PROF_TEST_UNIT_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int unit_passed, unit_failed;
+
+#define CHECK(cond) do { \
+	if (cond) unit_passed++; \
+	else { unit_failed++; fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); } \
+} while (0)
+
+#define CHECK_STR(a, b) do { \
+	const char *a_ = (a), *b_ = (b); \
+	if (a_ && b_ && strcmp(a_, b_) == 0) unit_passed++; \
+	else { unit_failed++; fprintf(stderr, "%s:%d: \"%s\" != \"%s\"\n", __FILE__, __LINE__, \
+				      a_ ? a_ : "(null)", b_ ? b_ : "(null)"); } \
+} while (0)
+
+#define CHECK_CONTAINS(hay, needle) do { \
+	const char *h_ = (hay), *n_ = (needle); \
+	if (h_ && strstr(h_, n_)) unit_passed++; \
+	else { unit_failed++; fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", \
+				      __FILE__, __LINE__, h_ ? h_ : "(null)", n_); } \
+} while (0)
+
+static inline int unit_done(void)
+{
+	printf("%d passed, %d failed\n", unit_passed, unit_failed);
+	return unit_failed ? 1 : 0;
+}
+
+#endif
