@@ -82,8 +82,11 @@ int fs_write_atomic(const char *path, const void *data, size_t len)
 		free(tmp);
 		return rc;
 	}
+	/* open's mode went through the umask; the run dir's modes are fixed. */
+	if (fchmod(fd, PROF_FILE_MODE) != 0)
+		rc = -errno;
 	const char *p = data;
-	while (len > 0) {
+	while (!rc && len > 0) {
 		ssize_t w = write(fd, p, len);
 		if (w < 0 && errno == EINTR)
 			continue;

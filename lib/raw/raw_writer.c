@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define INTERN_TABLE_MIN 256u
@@ -88,7 +89,8 @@ int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
 	if (w->fd < 0)
 		return -errno;
 	int rc = 0;
-	if (ftruncate(w->fd, RAW_HEADER_SIZE) != 0)
+	/* The mode went through the umask; the run directory's is fixed. */
+	if (fchmod(w->fd, 0640) != 0 || ftruncate(w->fd, RAW_HEADER_SIZE) != 0)
 		rc = -errno;
 	if (!rc) {
 		void *h = mmap(NULL, RAW_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, 0);

@@ -166,9 +166,6 @@ int info_write(const struct run_info *ri, const char *run_dir)
 		text[len] = '\n';   /* replaces the NUL: written by length */
 		rc = fs_write_atomic(path, text, len + 1);
 	}
-	/* fs_write_atomic's mode went through the umask. */
-	if (!rc && chmod(path, PROF_FILE_MODE) != 0)
-		rc = -errno;
 	free(text);
 	free(path);
 	return rc;

@@ -47,7 +47,18 @@ int rundir_name(char *buf, size_t len, const char *host, pid_t pid, uint64_t rea
 			(unsigned)(real_ns / 1000000u % 1000u));
 }
 
-int rundir_check_output(const char *output, char *err, size_t errlen)
+/* "out/" would make lstat and O_NOFOLLOW follow a link named out: the
+ * checks see the path without trailing slashes. */
+static char *rundir_trim(const char *path)
+{
+	char *p = strdup(path);
+	size_t n = p ? strlen(p) : 0;
+	while (n > 1 && p[n - 1] == '/')
+		p[--n] = '\0';
+	return p;
+}
+
+static int rundir_check_trimmed(const char *output, char *err, size_t errlen)
 {
 	struct stat st;
 	if (lstat(output, &st) != 0 && errno == ENOENT) {
@@ -70,6 +81,14 @@ int rundir_check_output(const char *output, char *err, size_t errlen)
 		return rundir_fail(-errno, err, errlen, "output directory %s is not writable: %s",
 				   output, strerror(errno));
 	return 0;
+}
+
+int rundir_check_output(const char *output, char *err, size_t errlen)
+{
+	char *p = rundir_trim(output);
+	int rc = p ? rundir_check_trimmed(p, err, errlen) : -ENOMEM;
+	free(p);
+	return rc;
 }
 
 /* mkdir + open relative to `at`, never through a link, mode forced. */
@@ -150,11 +169,9 @@ static char *rundir_abs_path(const char *output, const char *name)
 	return p;
 }
 
-int rundir_create(struct rundir *rd, const char *output, const char *name,
-		  bool recording, char *err, size_t errlen)
+static int rundir_create_trimmed(struct rundir *rd, const char *output, const char *name,
+				 bool recording, char *err, size_t errlen)
 {
-	memset(rd, 0, sizeof *rd);
-	rd->fd = rd->raw_fd = rd->launcher_fd = -1;
 	int out = open(output, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (out < 0)
 		return rundir_fail(-errno, err, errlen, "cannot open output directory %s: %s",
@@ -173,6 +190,17 @@ int rundir_create(struct rundir *rd, const char *output, const char *name,
 	int rc = rundir_populate(rd, recording, err, errlen);
 	if (rc)
 		rundir_close(rd);
+	return rc;
+}
+
+int rundir_create(struct rundir *rd, const char *output, const char *name,
+		  bool recording, char *err, size_t errlen)
+{
+	memset(rd, 0, sizeof *rd);
+	rd->fd = rd->raw_fd = rd->launcher_fd = -1;
+	char *p = rundir_trim(output);
+	int rc = p ? rundir_create_trimmed(rd, p, name, recording, err, errlen) : -ENOMEM;
+	free(p);
 	return rc;
 }
 

@@ -97,6 +97,7 @@ int agent_process_begin(int ppid)
 	agent.proc_dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (agent.proc_dirfd < 0)
 		return -1;
+	fchmod(agent.proc_dirfd, 0750); /* past the umask */
 	struct agent_thread *t = agent_thread_slow();
 	if (t)
 		agent_record_process(t, ppid);

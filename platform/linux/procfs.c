@@ -198,8 +198,9 @@ int procfs_parse_stat(const char *text, struct procfs_proc *p)
 	int ppid;
 	unsigned long long ut, st, start, rss;
 	long threads;
-	int n = sscanf(s + 1, " %c %d %*d %*d %*d %*d %*llu %*llu %*llu %*llu %*llu %llu %llu"
-		       " %*d %*d %*d %*d %ld %*d %llu %*llu %llu",
+	/* %*s skips a field whatever its width or sign. */
+	int n = sscanf(s + 1, " %c %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu"
+		       " %*s %*s %*s %*s %ld %*s %llu %*s %llu",
 		       &state, &ppid, &ut, &st, &threads, &start, &rss);
 	if (n != 7)
 		return -EINVAL;

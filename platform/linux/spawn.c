@@ -252,6 +252,7 @@ void spawn_tty_take_back(const struct spawn_child *c)
 
 void spawn_tty_give(const struct spawn_child *c)
 {
-	if (c->took_tty)
+	/* Only from the foreground: after `bg` the terminal is the shell's. */
+	if (c->took_tty && tcgetpgrp(c->tty_fd) == getpgrp())
 		spawn_set_fg(c->tty_fd, c->pid);
 }

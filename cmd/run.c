@@ -1,0 +1,571 @@
+/*
+ * prof run [options] -- CMD [ARGS...]
+ *
+ * The launcher: configuration (defaults < PROF_OPTIONS < --config < flags),
+ * the run directory, the child under the agent, the host sampler, a
+ * signalfd loop that forwards signals, drives --delay/--duration and reaps
+ * the whole tree (prof is a child subreaper), then profiler_info.json, the
+ * parse, and the child's exit status mirrored (128+N for signal N).
+ *
+ * Exit statuses of prof itself: 2 for usage and configuration errors (found
+ * before anything is created), 1 for environment errors (the output path,
+ * the agent), 126/127 for a command that cannot be run, as in the shell.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "common/agent_env.h"
+#include "common/fsutil.h"
+#include "config/config.h"
+#include "linux/sampler.h"
+#include "linux/selfpath.h"
+#include "linux/sig.h"
+#include "linux/spawn.h"
+#include "parse/parse.h"
+#include "raw/raw_clock.h"
+#include "raw/raw_reader.h"
+#include "run/info.h"
+#include "run/rundir.h"
+
+extern char **environ;
+
+/* The TSC estimate handed to the agent needs pairs this far apart; the
+ * precise rate is measured over the whole run at the end. */
+#define RUN_TSC_GAP_NS 2000000ull
+
+/* One flag of `prof run`: the config key it sets, or none for the few
+ * that are not configuration. */
+struct run_flag {
+	const char *name;
+	int has_arg;
+	int val;
+	const char *key;      /* cfg key; NULL: handled here */
+	const char *value;    /* fixed value for flags without an argument */
+	const char *arg;      /* argument name in --help */
+	const char *help;
+};
+
+enum { OPT_CONFIG = 256, OPT_NO_PARSE, OPT_DELAY, OPT_DURATION, OPT_SAMPLING,
+       OPT_START_PAUSED, OPT_ACTIVITIES };
+
+static const struct run_flag run_flags[] = {
+	{ "output", 1, 'o', "output_path", NULL, "DIR",
+	  "where run directories are created (default ./prof_data)" },
+	{ "config", 1, OPT_CONFIG, NULL, NULL, "FILE",
+	  "read configuration keys from a JSON file (profiler_config.json shape)" },
+	{ "no-parse", 0, OPT_NO_PARSE, "analyse", "false", NULL,
+	  "record only; run `prof parse DIR` later" },
+	{ "delay", 1, OPT_DELAY, "delay", NULL, "SEC",
+	  "start recording SEC seconds after the program starts" },
+	{ "duration", 1, OPT_DURATION, "duration", NULL, "SEC",
+	  "stop recording SEC seconds after it started (0 = until the end)" },
+	{ "sampling-interval", 1, OPT_SAMPLING, "sampling_interval", NULL, "MS",
+	  "host sampling period in ms (default 20, 0 = off)" },
+	{ "start-paused", 0, OPT_START_PAUSED, "start_paused", "true", NULL,
+	  "record nothing until the program calls prof_start()" },
+	{ "activities", 1, OPT_ACTIVITIES, "activities", NULL, "LIST",
+	  "what to record: CPU, DEVICE or CPU,DEVICE (default)" },
+	{ "help", 0, 'h', NULL, NULL, NULL, "show this help and exit" },
+	{ NULL, 0, 0, NULL, NULL, NULL, NULL },
+};
+
+#define RUN_MAX_FLAGS 64
+
+struct run_args {
+	const char *config_file;
+	struct { const struct run_flag *f; const char *value; } set[RUN_MAX_FLAGS];
+	int nset;
+	char **cmd;           /* the program and its arguments */
+};
+
+struct run_ctx {
+	struct prof_config cfg;
+	char **cmd;
+	char *exe;            /* cmd[0] resolved on PATH */
+	char *agent, *pydir;
+	char host[256];
+	uint32_t clock;
+	struct raw_clock_pair first;  /* before the run dir: names it */
+	struct rundir rd;
+	struct run_info info;
+	struct sig_state sig;
+	struct spawn_child child;
+	struct sampler *sampler;
+	int status;           /* the direct child's wait status */
+	bool have_status;
+	uint64_t delay_end, duration_end;  /* CLOCK_MONOTONIC ns; 0: none */
+};
+
+static void run_usage(FILE *out)
+{
+	fprintf(out, "usage: prof run [options] -- CMD [ARGS...]\n\n"
+		"Runs CMD under the profiler, waits for its whole process tree, then\n"
+		"parses what was recorded. Exits with CMD's status (128+N if killed by\n"
+		"signal N).\n\nOptions:\n");
+	for (const struct run_flag *f = run_flags; f->name; f++) {
+		char left[48];
+		snprintf(left, sizeof left, "%s--%s%s%s", f->val == 'o' ? "-o, " :
+			 f->val == 'h' ? "-h, " : "    ", f->name, f->arg ? " " : "",
+			 f->arg ? f->arg : "");
+		fprintf(out, "  %-28s %s\n", left, f->help);
+	}
+	fprintf(out, "\nConfiguration keys (PROF_OPTIONS='{\"key\": value}' or --config FILE;\n"
+		"flags override the file, which overrides PROF_OPTIONS):\n");
+	for (const struct cfg_key_doc *d = cfg_key_docs(); d->key; d++)
+		fprintf(out, "  %-22s %-28s %s\n", d->key, d->type, d->help);
+}
+
+static void run_fill_longopts(struct option *lo)
+{
+	size_t i = 0;
+	for (const struct run_flag *f = run_flags; f->name; f++, i++)
+		lo[i] = (struct option){ f->name, f->has_arg ? required_argument : no_argument,
+					 NULL, f->val };
+	lo[i] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+static const struct run_flag *run_flag_of(int val)
+{
+	for (const struct run_flag *f = run_flags; f->name; f++)
+		if (f->val == val)
+			return f;
+	return NULL;
+}
+
+static int run_bad_option(char **argv, int c)
+{
+	if (c == ':')
+		fprintf(stderr, "prof run: option '%s' needs an argument\n", argv[optind - 1]);
+	else
+		fprintf(stderr, "prof run: unknown option '%s'\n", argv[optind - 1]);
+	fprintf(stderr, "see 'prof run --help'\n");
+	return 2;
+}
+
+/* 0 to go on; otherwise the exit status (help printed: 0; misuse: 2). */
+static int run_parse_args(int argc, char **argv, struct run_args *a)
+{
+	struct option lo[sizeof run_flags / sizeof run_flags[0]];
+	run_fill_longopts(lo);
+	memset(a, 0, sizeof *a);
+	opterr = 0;
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "+:o:h", lo, NULL)) != -1) {
+		const struct run_flag *f = run_flag_of(c);
+		if (!f)
+			return run_bad_option(argv, c);
+		if (c == 'h') {
+			run_usage(stdout);
+			return -1;
+		}
+		if (c == OPT_CONFIG)
+			a->config_file = optarg;
+		else if (a->nset < RUN_MAX_FLAGS) {
+			a->set[a->nset].f = f;
+			a->set[a->nset++].value = f->has_arg ? optarg : f->value;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "prof run: no command given\n");
+		run_usage(stderr);
+		return 2;
+	}
+	a->cmd = argv + optind;
+	return 0;
+}
+
+static int run_load_config(const struct run_args *a, struct prof_config *c)
+{
+	struct cfg_error err = { "" };
+	char source[64];
+	const char *env = getenv("PROF_OPTIONS");
+	cfg_defaults(c);
+	if (env && *env && cfg_apply_json(c, env, "PROF_OPTIONS", &err))
+		goto fail;
+	if (a->config_file && cfg_apply_file(c, a->config_file, &err))
+		goto fail;
+	for (int i = 0; i < a->nset; i++) {
+		snprintf(source, sizeof source, "--%s", a->set[i].f->name);
+		if (cfg_set(c, a->set[i].f->key, a->set[i].value, source, &err))
+			goto fail;
+	}
+	if (cfg_validate(c, &err))
+		goto fail;
+	char pending[256];
+	cfg_pending_keys(c, pending, sizeof pending);
+	if (pending[0])
+		fprintf(stderr, "prof: warning: %s: checked and recorded, but not acted on "
+			"in this release\n", pending);
+	return 0;
+fail:
+	fprintf(stderr, "prof: %s\n", err.msg);
+	return -1;
+}
+
+/* 0, or the shell's status for a command that cannot be run. */
+static int run_resolve(struct run_ctx *r)
+{
+	const char *cmd = r->cmd[0];
+	int rc = spawn_resolve(cmd, getenv("PATH"), &r->exe);
+	if (rc == 0)
+		return 0;
+	if (rc == -ENOENT && !strchr(cmd, '/'))
+		fprintf(stderr, "prof: %s: command not found\n", cmd);
+	else if (rc == -EACCES)
+		fprintf(stderr, "prof: %s: permission denied (not an executable file)\n", cmd);
+	else
+		fprintf(stderr, "prof: %s: %s\n", cmd, strerror(-rc));
+	return rc == -ENOENT ? 127 : 126;
+}
+
+static int run_find_files(struct run_ctx *r)
+{
+	int rc = selfpath_agent(&r->agent);
+	if (rc) {
+		fprintf(stderr, "prof: agent library %s: %s (is prof installed completely?)\n",
+			r->agent ? r->agent : SELFPATH_AGENT_REL, strerror(-rc));
+		return -1;
+	}
+	/* Without the Python hooks a Python program still runs and records
+	 * its native side: not worth refusing. */
+	if (selfpath_python_dir(&r->pydir) != 0) {
+		free(r->pydir);
+		r->pydir = NULL;
+	}
+	return 0;
+}
+
+static void run_activities(uint32_t act, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", act & CFG_ACT_CPU ? "CPU" : "",
+		 (act & CFG_ACT_CPU) && (act & CFG_ACT_DEVICE) ? "," : "",
+		 act & CFG_ACT_DEVICE ? "DEVICE" : "");
+}
+
+static int run_make_dir(struct run_ctx *r)
+{
+	char err[RUNDIR_ERR_MAX], name[512];
+	if (rundir_check_output(r->cfg.output_path, err, sizeof err))
+		goto fail;
+	rundir_name(name, sizeof name, r->host, getpid(), r->first.real_ns);
+	/* With --delay the tree starts paused: the timer switches it on. */
+	if (rundir_create(&r->rd, r->cfg.output_path, name, r->cfg.delay_s <= 0,
+			  err, sizeof err))
+		goto fail;
+	fprintf(stderr, "prof: recording into %s\n", r->rd.path);
+	return 0;
+fail:
+	fprintf(stderr, "prof: %s\n", err);
+	return -1;
+}
+
+/* The start pair, at least RUN_TSC_GAP_NS after the first one so the two
+ * give the agent a usable TSC rate. The run directory was made in between,
+ * so the wait is mostly spent already. */
+static void run_start_pair(struct run_ctx *r)
+{
+	uint64_t until = r->first.mono_ns + RUN_TSC_GAP_NS;
+	uint64_t now = raw_clock_ns(CLOCK_MONOTONIC);
+	if (r->clock == RAW_CLOCK_TSC && now < until) {
+		struct timespec ts = { 0, (long)(until - now) };
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+	}
+	raw_clock_pair(r->clock, &r->info.start);
+	if (r->clock == RAW_CLOCK_TSC)
+		r->info.tsc_hz = raw_clock_rate(&r->first, &r->info.start);
+}
+
+static int run_write_info(struct run_ctx *r)
+{
+	int rc = info_write(&r->info, r->rd.path);
+	if (rc)
+		fprintf(stderr, "prof: cannot write %s/%s: %s\n", r->rd.path, RUNDIR_INFO_FILE,
+			strerror(-rc));
+	return rc;
+}
+
+/* Everything before the fork. 0, or prof's exit status. */
+static int run_setup(struct run_ctx *r)
+{
+	if (run_find_files(r))
+		return 1;
+	if (gethostname(r->host, sizeof r->host - 1) != 0)
+		strcpy(r->host, "localhost");
+	if (run_make_dir(r))
+		return 1;
+	r->info = (struct run_info){ .argv = r->cmd, .host = r->host,
+				     .launcher_pid = (int)getpid(), .cfg = &r->cfg,
+				     .clock = r->clock };
+	run_start_pair(r);
+	if (run_write_info(r))
+		return 1;
+	int rc = sig_setup(&r->sig);
+	if (rc) {
+		fprintf(stderr, "prof: cannot set up signal handling: %s\n", strerror(-rc));
+		return 1;
+	}
+	/* Orphans of the tree are reparented to prof, so a program that
+	 * daemonises workers is still waited for and sampled. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+		fprintf(stderr, "prof: warning: cannot become a child subreaper: %s\n",
+			strerror(errno));
+	return 0;
+}
+
+/* 0, or the shell's status when the program could not be executed. */
+static int run_spawn(struct run_ctx *r)
+{
+	char act[32];
+	run_activities(r->cfg.activities, act, sizeof act);
+	struct spawn_env_opts eo = {
+		.agent_path = r->agent, .python_dir = r->pydir, .run_dir = r->rd.path,
+		.clock = r->clock == RAW_CLOCK_TSC ? "tsc" : "mono",
+		.tsc_hz = r->info.tsc_hz, .activities = act,
+		.start_paused = r->cfg.start_paused,
+	};
+	char **env = spawn_env_build(environ, &eo);
+	if (!env) {
+		fprintf(stderr, "prof: out of memory building the environment\n");
+		return 1;
+	}
+	int rc = spawn_start(r->exe, r->cmd, env, &r->sig.saved_mask, &r->child);
+	spawn_env_free(env);
+	if (rc == 0)
+		return 0;
+	fprintf(stderr, "prof: %s: cannot execute: %s\n", r->cmd[0], strerror(-rc));
+	return rc == -ENOENT ? 127 : 126;
+}
+
+static void run_set_timers(struct run_ctx *r)
+{
+	uint64_t launch = raw_clock_ns(CLOCK_MONOTONIC);
+	double d = r->cfg.delay_s, t = r->cfg.duration_s;
+	if (d > 0)
+		r->delay_end = launch + (uint64_t)(d * 1e9);
+	if (t > 0)
+		r->duration_end = launch + (uint64_t)((d + t) * 1e9);
+}
+
+static void run_fire_timers(struct run_ctx *r, uint64_t now)
+{
+	if (r->delay_end && now >= r->delay_end) {
+		rundir_set_recording(&r->rd, true);
+		r->delay_end = 0;
+	}
+	if (r->duration_end && !r->delay_end && now >= r->duration_end) {
+		rundir_set_recording(&r->rd, false);
+		r->duration_end = 0;
+	}
+}
+
+static struct timespec *run_timeout(const struct run_ctx *r, uint64_t now, struct timespec *ts)
+{
+	uint64_t next = r->delay_end ? r->delay_end : r->duration_end;
+	if (!next)
+		return NULL;
+	uint64_t left = next > now ? next - now : 0;
+	ts->tv_sec = (time_t)(left / 1000000000u);
+	ts->tv_nsec = (long)(left % 1000000000u);
+	return ts;
+}
+
+/* The signal goes to the child's process group; when that group is gone
+ * but reparented descendants live on, to each of them. */
+static void run_forward(struct run_ctx *r, int sig)
+{
+	if (kill(-r->child.pid, sig) == 0 || errno != ESRCH)
+		return;
+	struct procfs_pids pids = { 0 };
+	if (procfs_descendants(getpid(), &pids) == 0)
+		for (size_t i = 0; i < pids.n; i++)
+			kill(pids.v[i], sig);
+	procfs_pids_free(&pids);
+}
+
+/* Ctrl-Z stopped the child's group, which had the terminal: stop prof
+ * too so the shell sees the job stopped, and pass the continue on. */
+static void run_job_stopped(struct run_ctx *r)
+{
+	spawn_tty_take_back(&r->child);
+	kill(getpid(), SIGSTOP);
+	spawn_tty_give(&r->child);
+	kill(-r->child.pid, SIGCONT);
+}
+
+/* Reaps whatever has ended; true once no child is left. */
+static bool run_reap(struct run_ctx *r)
+{
+	int flags = WNOHANG | (r->child.took_tty ? WUNTRACED : 0);
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, flags);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p <= 0)
+			return p < 0;   /* ECHILD: the whole tree is gone */
+		if (p != r->child.pid)
+			continue;
+		if (WIFSTOPPED(st)) {
+			run_job_stopped(r);
+			continue;
+		}
+		r->status = st;
+		r->have_status = true;
+	}
+}
+
+static void run_loop(struct run_ctx *r)
+{
+	while (!run_reap(r)) {
+		uint64_t now = raw_clock_ns(CLOCK_MONOTONIC);
+		run_fire_timers(r, now);
+		struct timespec ts;
+		struct pollfd pfd = { .fd = r->sig.fd, .events = POLLIN };
+		ppoll(&pfd, 1, run_timeout(r, now, &ts), NULL);
+		run_fire_timers(r, raw_clock_ns(CLOCK_MONOTONIC));
+		int sig;
+		while ((sig = sig_next(&r->sig)) > 0)
+			if (sig_is_forwarded(sig))
+				run_forward(r, sig);
+	}
+}
+
+/* profiler_info.json, complete: end pair, precise rate, status, totals. */
+static void run_finish_info(struct run_ctx *r, int exit_code, int sig)
+{
+	static char signame[32];
+	struct run_info *ri = &r->info;
+	raw_clock_pair(r->clock, &ri->end);
+	ri->complete = true;
+	double hz = r->clock == RAW_CLOCK_TSC ? raw_clock_rate(&ri->start, &ri->end) : 0;
+	if (hz > 0)
+		ri->tsc_hz = hz;
+	struct info_end *e = &ri->end_info;
+	e->exit_code = exit_code;
+	e->signal = sig;
+	e->signal_name = sig ? sig_name(sig, signame, sizeof signame) : NULL;
+	e->duration_ns = ri->end.mono_ns - ri->start.mono_ns;
+	char *raw = fs_join(r->rd.path, PROF_RAW_DIR);
+	e->totals_ok = raw && raw_totals_of_dir(raw, &e->totals) == 0;
+	free(raw);
+	run_write_info(r);
+}
+
+static void run_parse(struct run_ctx *r)
+{
+	if (!r->cfg.analyse) {
+		fprintf(stderr, "prof: raw data in %s (analyse it with `prof parse %s`)\n",
+			r->rd.path, r->rd.path);
+		return;
+	}
+	struct parse_opts o = { .log = stderr };
+	struct parse_report rep = { 0 };
+	enum parse_status ps = parse_run_dir(r->rd.path, &o, &rep);
+	if (ps == PARSE_FAILED) {
+		fprintf(stderr, "prof: could not parse %s (see above); the raw data is kept\n",
+			r->rd.path);
+		return;
+	}
+	fprintf(stderr, "prof: wrote %s/PROFILER_OUTPUT (%llu events, %llu steps%s)\n",
+		r->rd.path, (unsigned long long)rep.events_written,
+		(unsigned long long)rep.steps,
+		ps == PARSE_DAMAGED ? "; some raw data was damaged, see above" : "");
+}
+
+/* The status prof exits with: the child's, or 128+N for signal N. */
+static int run_mirror(struct run_ctx *r, int *exit_code, int *sig)
+{
+	char name[32];
+	*exit_code = -1;
+	*sig = 0;
+	if (!r->have_status)   /* cannot happen: the child is always reaped */
+		return 1;
+	if (WIFEXITED(r->status)) {
+		*exit_code = WEXITSTATUS(r->status);
+		return *exit_code;
+	}
+	*sig = WTERMSIG(r->status);
+	fprintf(stderr, "prof: %s killed by signal %d (%s)%s\n", r->cmd[0], *sig,
+		sig_name(*sig, name, sizeof name), WCOREDUMP(r->status) ? ", core dumped" : "");
+	return 128 + *sig;
+}
+
+/* From the fork to the end. Returns prof's exit status. */
+static int run_program(struct run_ctx *r)
+{
+	int rc = run_spawn(r);
+	if (rc) {
+		sig_teardown(&r->sig);
+		run_finish_info(r, rc, 0);
+		return rc;
+	}
+	r->info.child_pid = (int)r->child.pid;
+	run_write_info(r);
+	run_set_timers(r);
+	uint32_t ms = r->cfg.sampling_interval_ms;
+	if (ms && (rc = sampler_start(&r->sampler, r->rd.launcher_fd, ms, getpid())))
+		fprintf(stderr, "prof: warning: host sampling off: cannot create %s/%s/%s/%s: %s\n",
+			r->rd.path, PROF_RAW_DIR, PROF_LAUNCHER_STREAMS, SAMPLER_STREAM,
+			strerror(-rc));
+	run_loop(r);
+	sampler_stop(r->sampler);
+	r->sampler = NULL;
+	spawn_tty_take_back(&r->child);
+	sig_teardown(&r->sig);
+	int code, sig;
+	int status = run_mirror(r, &code, &sig);
+	run_finish_info(r, code, sig);
+	run_parse(r);
+	return status;
+}
+
+static void run_free(struct run_ctx *r)
+{
+	rundir_close(&r->rd);
+	free(r->exe);
+	free(r->agent);
+	free(r->pydir);
+	cfg_free(&r->cfg);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a;
+	int rc = run_parse_args(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	struct run_ctx r;
+	memset(&r, 0, sizeof r);
+	r.cmd = a.cmd;
+	r.sig.fd = -1;
+	r.rd.fd = r.rd.raw_fd = r.rd.launcher_fd = -1;
+	/* The first of the two pairs that estimate the TSC rate: the setup
+	 * below runs while the clocks drift apart. */
+	r.clock = raw_clock_best();
+	raw_clock_pair(r.clock, &r.first);
+	if (run_load_config(&a, &r.cfg)) {
+		cfg_free(&r.cfg);
+		return 2;
+	}
+	rc = run_resolve(&r);
+	if (!rc)
+		rc = run_setup(&r);
+	if (!rc)
+		rc = run_program(&r);
+	run_free(&r);
+	return rc;
+}

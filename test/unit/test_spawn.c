@@ -1,0 +1,321 @@
+/* The launcher's OS side: PATH resolution, the child's environment, the
+ * fork/exec handshake, signal names and /proc parsing. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "unit/unit.h"
+#include "linux/procfs.h"
+#include "linux/sampler.h"
+#include "linux/selfpath.h"
+#include "linux/sig.h"
+#include "linux/spawn.h"
+
+static char tmp[512];   /* short: every path built from it fits PATH_MAX */
+
+static void make_file(const char *dir, const char *name, const char *text, mode_t mode)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	chmod(p, mode);
+}
+
+static void make_dirs(void)
+{
+	const char *base = getenv("PROF_TEST_TMP");
+	char pattern[sizeof tmp];
+	if (snprintf(pattern, sizeof pattern, "%.480s/spawn-XXXXXX", base && *base ? base : "/tmp")
+	    >= (int)sizeof pattern) {
+		fprintf(stderr, "PROF_TEST_TMP too long\n");
+		exit(1);
+	}
+	if (base && *base)
+		mkdir(base, 0755);
+	if (!mkdtemp(pattern)) {
+		perror(pattern);
+		exit(1);
+	}
+	memcpy(tmp, pattern, sizeof tmp);
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/a", tmp);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/b", tmp);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/a/subdir", tmp);
+	mkdir(p, 0755);
+	make_file(tmp, "a/tool", "#!/bin/sh\nexit 0\n", 0755);
+	make_file(tmp, "a/both", "#!/bin/sh\nexit 0\n", 0644);   /* not executable */
+	make_file(tmp, "b/both", "#!/bin/sh\nexit 0\n", 0755);
+	make_file(tmp, "a/noexec", "#!/bin/sh\nexit 0\n", 0644);
+	make_file(tmp, "a/garbage", "this is not a program\n", 0755);
+}
+
+static void test_resolve(void)
+{
+	char path[2 * PATH_MAX], want[PATH_MAX + 16], *out;
+	snprintf(path, sizeof path, "/nonexistent:%s/a:%s/b", tmp, tmp);
+
+	CHECK(spawn_resolve("tool", path, &out) == 0);
+	snprintf(want, sizeof want, "%s/a/tool", tmp);
+	CHECK_STR(out, want);
+	free(out);
+
+	CHECK(spawn_resolve("nosuchcmd", path, &out) == -ENOENT);
+	CHECK(out == NULL);
+	CHECK(spawn_resolve("noexec", path, &out) == -EACCES);
+	/* A non-executable match is passed over for a later executable one. */
+	CHECK(spawn_resolve("both", path, &out) == 0);
+	snprintf(want, sizeof want, "%s/b/both", tmp);
+	CHECK_STR(out, want);
+	free(out);
+	/* A directory on PATH is skipped, as the shell does. */
+	CHECK(spawn_resolve("subdir", path, &out) == -ENOENT);
+	CHECK(spawn_resolve("", path, &out) == -ENOENT);
+}
+
+static void test_resolve_slash(void)
+{
+	char p[PATH_MAX + 16], *out;
+	snprintf(p, sizeof p, "%s/a/tool", tmp);
+	CHECK(spawn_resolve(p, "/nonexistent", &out) == 0);
+	CHECK_STR(out, p);
+	free(out);
+	snprintf(p, sizeof p, "%s/a/subdir", tmp);
+	CHECK(spawn_resolve(p, NULL, &out) == -EISDIR);
+	snprintf(p, sizeof p, "%s/a/noexec", tmp);
+	CHECK(spawn_resolve(p, NULL, &out) == -EACCES);
+	snprintf(p, sizeof p, "%s/a/missing", tmp);
+	CHECK(spawn_resolve(p, NULL, &out) == -ENOENT);
+	snprintf(p, sizeof p, "%s/a/tool/x", tmp);
+	CHECK(spawn_resolve(p, NULL, &out) == -ENOENT);
+	/* With a slash, PATH is not consulted at all. */
+	CHECK(spawn_resolve("./tool", "/bin", &out) == -ENOENT);
+	/* An empty PATH entry is the current directory. */
+	char cwd[PATH_MAX], dir[PATH_MAX + 4];
+	snprintf(dir, sizeof dir, "%s/a", tmp);
+	if (getcwd(cwd, sizeof cwd) && chdir(dir) == 0) {
+		CHECK(spawn_resolve("tool", "/nonexistent::/x", &out) == 0);
+		CHECK_STR(out, "tool");
+		free(out);
+		CHECK(chdir(cwd) == 0);
+	}
+	CHECK(spawn_resolve("sh", NULL, &out) == 0);   /* the default path */
+	free(out);
+}
+
+static int env_count(char **env, const char *prefix)
+{
+	int n = 0;
+	for (; env && *env; env++)
+		n += strncmp(*env, prefix, strlen(prefix)) == 0;
+	return n;
+}
+
+static const struct spawn_env_opts env_opts = {
+	.agent_path = "/p/lib/prof/libprof_agent.so",
+	.python_dir = "/p/share/prof/python",
+	.run_dir = "/out/h_1_x_prof",
+	.clock = "tsc",
+	.tsc_hz = 2899999999.6,
+	.activities = "CPU,DEVICE",
+	.start_paused = false,
+};
+
+static void test_env_fresh(void)
+{
+	char *base[] = { "HOME=/h", "PATH=/bin", "PROF_AGENT_RUN_DIR=/stale",
+			 "PROF_AGENT_BOGUS=1", "X=PROF_AGENT_RUN_DIR=kept", NULL };
+	char **env = spawn_env_build(base, &env_opts);
+	CHECK(env != NULL);
+	CHECK_STR(spawn_env_get(env, "LD_PRELOAD"), "/p/lib/prof/libprof_agent.so");
+	CHECK_STR(spawn_env_get(env, "PYTHONPATH"), "/p/share/prof/python");
+	CHECK_STR(spawn_env_get(env, "PROF_AGENT_RUN_DIR"), "/out/h_1_x_prof");
+	CHECK(env_count(env, "PROF_AGENT_RUN_DIR=") == 1);
+	CHECK(spawn_env_get(env, "PROF_AGENT_BOGUS") == NULL);
+	CHECK_STR(spawn_env_get(env, "PROF_AGENT_CLOCK"), "tsc");
+	CHECK_STR(spawn_env_get(env, "PROF_AGENT_TSC_HZ"), "2900000000");
+	CHECK_STR(spawn_env_get(env, "PROF_AGENT_ACTIVITIES"), "CPU,DEVICE");
+	CHECK(spawn_env_get(env, "PROF_AGENT_START_PAUSED") == NULL);
+	/* The user's variables pass unchanged and in their order. */
+	CHECK_STR(env[0], "HOME=/h");
+	CHECK_STR(env[1], "PATH=/bin");
+	CHECK_STR(env[2], "X=PROF_AGENT_RUN_DIR=kept");
+	CHECK(env_count(env, "") == 3 + 2 + 4);
+	spawn_env_free(env);
+}
+
+static void test_env_prepend(void)
+{
+	char *base[] = { "LD_PRELOAD=/u/a.so /u/b.so", "PYTHONPATH=/u/py", NULL };
+	struct spawn_env_opts o = env_opts;
+	o.start_paused = true;
+	o.tsc_hz = 0;
+	o.clock = "mono";
+	char **env = spawn_env_build(base, &o);
+	CHECK_STR(spawn_env_get(env, "LD_PRELOAD"), "/p/lib/prof/libprof_agent.so:/u/a.so /u/b.so");
+	CHECK_STR(spawn_env_get(env, "PYTHONPATH"), "/p/share/prof/python:/u/py");
+	CHECK(env_count(env, "LD_PRELOAD=") == 1);
+	CHECK(env_count(env, "PYTHONPATH=") == 1);
+	CHECK_STR(spawn_env_get(env, "PROF_AGENT_START_PAUSED"), "1");
+	CHECK_STR(spawn_env_get(env, "PROF_AGENT_CLOCK"), "mono");
+	CHECK(spawn_env_get(env, "PROF_AGENT_TSC_HZ") == NULL);
+	spawn_env_free(env);
+
+	/* An empty PYTHONPATH must not become "dir:" (that adds the cwd). */
+	char *empty[] = { "PYTHONPATH=", "LD_PRELOAD=", NULL };
+	env = spawn_env_build(empty, &o);
+	CHECK_STR(spawn_env_get(env, "PYTHONPATH"), "/p/share/prof/python");
+	CHECK_STR(spawn_env_get(env, "LD_PRELOAD"), "/p/lib/prof/libprof_agent.so");
+	spawn_env_free(env);
+
+	/* Without the Python hooks, PYTHONPATH is the user's. */
+	o.python_dir = NULL;
+	env = spawn_env_build(base, &o);
+	CHECK_STR(spawn_env_get(env, "PYTHONPATH"), "/u/py");
+	spawn_env_free(env);
+}
+
+static int spawn_and_wait(char **argv, const sigset_t *mask, int *status, pid_t *pgid)
+{
+	struct spawn_child c;
+	char *env[] = { "PATH=/bin:/usr/bin", NULL };
+	int rc = spawn_start(argv[0], argv, env, mask, &c);
+	if (rc)
+		return rc;
+	if (pgid)
+		*pgid = getpgid(c.pid) == c.pid ? c.pid : -1;
+	waitpid(c.pid, status, 0);
+	return 0;
+}
+
+static void test_spawn_start(void)
+{
+	sigset_t empty, usr1, old;
+	sigemptyset(&empty);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	int st = -1;
+	pid_t pgid = 0;
+
+	char *exit7[] = { "/bin/sh", "-c", "sleep 0.05; exit 7", NULL };
+	CHECK(spawn_and_wait(exit7, &empty, &st, &pgid) == 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+	CHECK(pgid > 0);   /* the child leads its own process group */
+
+	/* The child gets the mask it is given, not the launcher's: with
+	 * SIGUSR1 blocked here, the shell still dies of its own SIGUSR1. */
+	sigprocmask(SIG_BLOCK, &usr1, &old);
+	char *selfkill[] = { "/bin/sh", "-c", "kill -USR1 $$; exit 0", NULL };
+	CHECK(spawn_and_wait(selfkill, &empty, &st, NULL) == 0);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGUSR1);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+
+	/* exec failures come back through the ready pipe with their errno. */
+	char garbage[PATH_MAX + 16], missing[PATH_MAX + 16];
+	snprintf(garbage, sizeof garbage, "%s/a/garbage", tmp);
+	snprintf(missing, sizeof missing, "%s/a/missing", tmp);
+	char *bad[] = { garbage, NULL }, *gone[] = { missing, NULL };
+	CHECK(spawn_and_wait(bad, &empty, &st, NULL) == -ENOEXEC);
+	CHECK(spawn_and_wait(gone, &empty, &st, NULL) == -ENOENT);
+	CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);   /* reaped */
+}
+
+static void test_sig_names(void)
+{
+	char buf[32];
+	CHECK_STR(sig_name(SIGSEGV, buf, sizeof buf), "SIGSEGV");
+	CHECK_STR(sig_name(SIGKILL, buf, sizeof buf), "SIGKILL");
+	CHECK(sig_is_forwarded(SIGTERM) && sig_is_forwarded(SIGUSR2));
+	CHECK(!sig_is_forwarded(SIGCHLD) && !sig_is_forwarded(SIGKILL));
+}
+
+static void test_parse_stat(void)
+{
+	/* A command name with spaces and ')' must not shift the fields. */
+	const char *stat = "4242 (a) b (c)) S 17 4242 4242 0 -1 4194560 1 0 0 0 "
+			   "123 45 0 0 20 0 7 0 98765 1000000 321 18446744073709551615";
+	struct procfs_proc p;
+	CHECK(procfs_parse_stat(stat, &p) == 0);
+	CHECK(p.pid == 4242 && p.ppid == 17);
+	CHECK(p.utime == 123 && p.stime == 45);
+	CHECK(p.threads == 7 && p.start_ticks == 98765);
+	CHECK(p.rss_bytes == 321ull * (uint64_t)sysconf(_SC_PAGESIZE));
+	CHECK(procfs_parse_stat("12 (x) S 1", &p) == -EINVAL);
+}
+
+static void test_tree_sample(void)
+{
+	pid_t kid = fork();
+	if (kid == 0) {
+		setpgid(0, 0);   /* so the sleep goes with it at the end */
+		execl("/bin/sh", "sh", "-c", "sleep 1 & wait", (char *)NULL);
+		_exit(127);
+	}
+	usleep(100000);
+	struct procfs_pids a = { 0 }, b = { 0 };
+	CHECK(procfs_descendants(getpid(), &a) == 0);
+	CHECK(procfs_descendants_scan(getpid(), &b) == 0);
+	CHECK(a.n == 2 && b.n == 2);   /* sh and its sleep */
+	CHECK(a.n > 0 && a.v[0] == kid);
+	procfs_pids_free(&a);
+	procfs_pids_free(&b);
+
+	struct sampler_state st;
+	struct raw_host_sample s1, s2;
+	sampler_state_init(&st, getpid());
+	CHECK(sampler_take(&st, 1000000000ull, &s1) == 0);
+	CHECK(s1.processes == 2 && s1.threads >= 2 && s1.proc_rss_bytes > 0);
+	CHECK(s1.proc_cpu_user_pct == 0 && s1.sys_cpu_pct == 0);   /* first: no deltas */
+	CHECK(s1.sys_mem_avail_bytes > 0 && s1.sys_mem_used_bytes > 0);
+	usleep(20000);
+	CHECK(sampler_take(&st, 1020000000ull, &s2) == 0);
+	CHECK(s2.processes == 2 && s2.proc_cpu_user_pct >= 0 && s2.sys_cpu_pct >= 0);
+	sampler_state_free(&st);
+	kill(-kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+}
+
+static void test_selfpath(void)
+{
+	char *dir = NULL, *out = NULL;
+	CHECK(selfpath_exe_dir(&dir) == 0);
+	CHECK(dir && dir[0] == '/');
+	CHECK(selfpath_resolve(tmp, "a/../a/tool", &out) == 0);
+	CHECK(out && strstr(out, "..") == NULL && strstr(out, "/a/tool"));
+	free(out);
+	CHECK(selfpath_resolve(tmp, "../lib/prof/nothing.so", &out) == -ENOENT);
+	CHECK(out && strstr(out, "nothing.so"));   /* the path looked for */
+	free(out);
+	free(dir);
+}
+
+int main(void)
+{
+	make_dirs();
+	test_resolve();
+	test_resolve_slash();
+	test_env_fresh();
+	test_env_prepend();
+	test_spawn_start();
+	test_sig_names();
+	test_parse_stat();
+	test_tree_sample();
+	test_selfpath();
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	CHECK(system(cmd) == 0);
+	return unit_done();
+}
