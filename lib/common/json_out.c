@@ -1,5 +1,6 @@
 #include "common/json_out.h"
 
+#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -8,11 +9,26 @@ typedef void (*jo_sink)(void *ctx, const char *s, size_t n);
 
 static void sink_sb(void *ctx, const char *s, size_t n) { sb_add(ctx, s, n); }
 
+static void flush_buf(struct jo *j)
+{
+	if (j->blen && fwrite(j->buf, 1, j->blen, j->f) != j->blen)
+		j->error = 1;
+	j->blen = 0;
+}
+
 static void sink_file(void *ctx, const char *s, size_t n)
 {
 	struct jo *j = ctx;
-	if (n && fwrite(s, 1, n, j->f) != n)
-		j->error = 1;
+	if (j->blen + n > JO_BUF) {
+		flush_buf(j);
+		if (n > JO_BUF) {
+			if (fwrite(s, 1, n, j->f) != n)
+				j->error = 1;
+			return;
+		}
+	}
+	memcpy(j->buf + j->blen, s, n);
+	j->blen += n;
 }
 
 static void put(struct jo *j, const char *s, size_t n)
@@ -203,18 +219,36 @@ void jo_raw(struct jo *j, const char *json)
 	puts_(j, json);
 }
 
+/* Writes v in decimal ending just before `end`; returns where it begins.
+ * (snprintf was most of the cost of writing a large trace.) */
+static char *digits(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+static uint64_t magnitude(int64_t v)
+{
+	return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
 void jo_int(struct jo *j, int64_t v)
 {
-	char b[32];
-	snprintf(b, sizeof b, "%" PRId64, v);
-	jo_raw(j, b);
+	char b[32], *p = digits(b + sizeof b - 1, magnitude(v));
+	b[sizeof b - 1] = '\0';
+	if (v < 0)
+		*--p = '-';
+	jo_raw(j, p);
 }
 
 void jo_uint(struct jo *j, uint64_t v)
 {
-	char b[32];
-	snprintf(b, sizeof b, "%" PRIu64, v);
-	jo_raw(j, b);
+	char b[32], *p = digits(b + sizeof b - 1, v);
+	b[sizeof b - 1] = '\0';
+	jo_raw(j, p);
 }
 
 void jo_bool(struct jo *j, int v) { jo_raw(j, v ? "true" : "false"); }
@@ -233,10 +267,19 @@ void jo_fixed(struct jo *j, double v, int decimals)
 
 char *jo_fmt_us3(char *buf, int64_t ns)
 {
-	/* Through unsigned magnitude so INT64_MIN does not overflow. */
-	uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	snprintf(buf, 32, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "",
-		 m / 1000, (unsigned)(m % 1000));
+	/* Through the unsigned magnitude so INT64_MIN does not overflow. */
+	uint64_t m = magnitude(ns);
+	char tmp[32], *end = tmp + sizeof tmp, *p;
+	unsigned frac = (unsigned)(m % 1000);
+	*--end = '\0';
+	*--end = (char)('0' + frac % 10);
+	*--end = (char)('0' + frac / 10 % 10);
+	*--end = (char)('0' + frac / 100);
+	*--end = '.';
+	p = digits(end, m / 1000);
+	if (ns < 0)
+		*--p = '-';
+	memcpy(buf, p, (size_t)(tmp + sizeof tmp - p));
 	return buf;
 }
 
@@ -244,6 +287,48 @@ void jo_ns_us(struct jo *j, int64_t ns)
 {
 	char b[32];
 	jo_raw(j, jo_fmt_us3(b, ns));
+}
+
+static void jo_number(struct jo *j, double d)
+{
+	char b[64];
+	if (!isfinite(d)) {
+		jo_null(j);
+		return;
+	}
+	if (d == (double)(int64_t)d && d > -9007199254740992.0 && d < 9007199254740992.0)
+		snprintf(b, sizeof b, "%" PRId64, (int64_t)d);
+	else
+		snprintf(b, sizeof b, "%.17g", d);
+	jo_raw(j, b);
+}
+
+void jo_cjson(struct jo *j, const cJSON *v)
+{
+	const cJSON *c;
+	if (cJSON_IsObject(v)) {
+		jo_obj_begin(j);
+		for (c = v->child; c; c = c->next) {
+			jo_key(j, c->string ? c->string : "");
+			jo_cjson(j, c);
+		}
+		jo_obj_end(j);
+	} else if (cJSON_IsArray(v)) {
+		jo_arr_begin(j);
+		for (c = v->child; c; c = c->next)
+			jo_cjson(j, c);
+		jo_arr_end(j);
+	} else if (cJSON_IsString(v)) {
+		jo_str(j, v->valuestring);
+	} else if (cJSON_IsNumber(v)) {
+		jo_number(j, v->valuedouble);
+	} else if (cJSON_IsBool(v)) {
+		jo_bool(j, cJSON_IsTrue(v));
+	} else if (cJSON_IsRaw(v)) {
+		jo_raw(j, v->valuestring);
+	} else {
+		jo_null(j);
+	}
 }
 
 void jo_kstr(struct jo *j, const char *k, const char *s) { jo_key(j, k); jo_str(j, s); }
@@ -257,6 +342,7 @@ int jo_finish(struct jo *j)
 	if (j->depth != 0)
 		j->error = 1;
 	if (j->f) {
+		flush_buf(j);
 		if (fflush(j->f) != 0 || ferror(j->f))
 			j->error = 1;
 	} else if (j->sb->oom) {

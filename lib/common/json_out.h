@@ -17,10 +17,13 @@
 #include "common/strbuf.h"
 
 #define JO_MAX_DEPTH 32
+#define JO_BUF 16384
 
 struct jo {
 	FILE *f;                 /* output, or NULL to write into sb */
 	struct strbuf *sb;
+	size_t blen;             /* bytes waiting in buf (FILE output) */
+	char buf[JO_BUF];        /* one fwrite per JO_BUF bytes, not per token */
 	int depth;
 	int line_depth;
 	int error;               /* nesting misuse or a write failed */
@@ -52,6 +55,11 @@ void jo_ns_us(struct jo *j, int64_t ns);
 /* A value already in JSON form (from cJSON_PrintUnformatted, say). */
 void jo_raw(struct jo *j, const char *json);
 
+/* A cJSON tree, through this writer's escaping (cJSON's own printer passes
+ * invalid UTF-8 through). */
+struct cJSON;
+void jo_cjson(struct jo *j, const struct cJSON *v);
+
 /* Shorthands for "key": value. */
 void jo_kstr(struct jo *j, const char *key, const char *s);
 void jo_kint(struct jo *j, const char *key, int64_t v);
@@ -59,7 +67,8 @@ void jo_kuint(struct jo *j, const char *key, uint64_t v);
 void jo_kfixed(struct jo *j, const char *key, double v, int decimals);
 void jo_kns_us(struct jo *j, const char *key, int64_t ns);
 
-/* Flushes a FILE output; returns 0, or -1 when anything went wrong. */
+/* Flushes a FILE output (required: output is buffered); returns 0, or -1
+ * when anything went wrong. */
 int jo_finish(struct jo *j);
 
 /* Appends `s` (n bytes) escaped, without the quotes. */

@@ -28,6 +28,12 @@ struct parse_report {
 	uint64_t skipped_streams, skipped_chunks, skipped_bytes;
 	uint64_t events_written; /* trace events in trace_view.json */
 	uint64_t steps;
+	uint64_t bad_records;      /* records skipped inside readable chunks */
+	uint64_t unnamed_records;  /* kept, but naming a string whose definition was lost */
+	uint64_t unclosed_streams; /* ended without close (crash, kill): not damage */
+	uint64_t unmatched;        /* range pops/ends without a push/start */
+	uint64_t unfinished;       /* ranges still open at the end, closed there */
+	uint64_t host_samples;
 };
 
 enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,

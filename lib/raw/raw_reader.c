@@ -108,9 +108,12 @@ int raw_file_open(struct raw_file *f, const char *path, FILE *log,
 		return -ENOMEM;
 	int rc = map_file(f, path);
 	if (rc) {
-		why_set(why, why_len, "%s", strerror(-rc));
+		const char *e = rc == -EINVAL ? "not a regular file" : strerror(-rc);
+		if (log)
+			fprintf(log, "%s: %s: %s; file skipped\n", f->who, path, e);
+		why_set(why, why_len, "%s", e);
 		raw_file_close(f);
-		return rc;
+		return rc == -EINVAL ? -EIO : rc;
 	}
 	char buf[256];
 	if (f->size >= sizeof f->hdr)
@@ -338,6 +341,12 @@ static int str_define(struct raw_cursor *c, const struct raw_rec *r)
 	return 0;
 }
 
+const char *raw_cursor_name(const struct raw_cursor *c, uint32_t id)
+{
+	const char *s = raw_cursor_str(c, id, NULL);
+	return s ? s : RAW_STRING_LOST;
+}
+
 const char *raw_cursor_str(const struct raw_cursor *c, uint32_t id, uint32_t *len)
 {
 	if (id == 0) {
@@ -352,12 +361,13 @@ const char *raw_cursor_str(const struct raw_cursor *c, uint32_t id, uint32_t *le
 	return c->str[id];
 }
 
-static int ids_defined(const struct raw_cursor *c, const uint32_t *ids, int n)
+/* The first id of the list that is not defined, 0 if all are. */
+static uint32_t undefined_id(const struct raw_cursor *c, const uint32_t *ids, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (!raw_cursor_str(c, ids[i], NULL))
-			return 0;
-	return 1;
+			return ids[i];
+	return 0;
 }
 
 /* The string ids a record refers to; returns how many. */
@@ -392,17 +402,30 @@ static int string_refs(const struct raw_rec *r, uint32_t ids[3])
 /* Checks a framed record's inside; NULL if good, else the reason. */
 static const char *record_problem(struct raw_cursor *c, const struct raw_rec *r)
 {
-	if (r->type == 0 || r->type >= RAW_REC_TYPE_MAX)
-		return "unknown record type";
+	if (r->type == 0)
+		return "record type 0";
 	if (r->len < raw_payload_min(r->type))
 		return "payload too short for the type";
 	if (r->type == RAW_REC_STRING)
 		return str_define(c, r) ? "bad string definition" : NULL;
-	if (!c->track_strings)
-		return NULL;
+	return NULL;
+}
+
+/* A record naming a string whose definition was lost (in a skipped chunk)
+ * is kept: dropping a range push would unbalance its thread's stack. It
+ * reads as RAW_STRING_LOST; the first per file is named, all counted. */
+static void check_names(struct raw_cursor *c, const struct raw_rec *r)
+{
 	uint32_t ids[3];
-	int n = string_refs(r, ids);
-	return ids_defined(c, ids, n) ? NULL : "refers to a string never defined";
+	int n = c->track_strings ? string_refs(r, ids) : 0;
+	uint32_t id = n ? undefined_id(c, ids, n) : 0;
+	if (!id || c->quiet)
+		return;
+	struct raw_file *f = c->f;
+	if (f->st.unnamed_records++ == 0 && f->log)
+		fprintf(f->log, "%s: %s: chunk %" PRIu64 " at offset 0x%" PRIx64 ": record of "
+			"type %u names string %u, never defined (lost with a damaged chunk?); "
+			"kept without its name\n", f->who, f->path, r->chunk, r->offset, r->type, id);
 }
 
 /* Reads the record at c->pos: 1 good, 0 skipped (cursor moved on), -1 the
@@ -436,13 +459,40 @@ static int take_record(struct raw_cursor *c, struct raw_rec *r)
 			       .payload = c->pos + REC_HDR, .len = h.size - REC_HDR,
 			       .chunk = c->chunk, .offset = off };
 	c->pos += h.size;
+	if (h.type >= RAW_REC_TYPE_MAX) {
+		/* A newer writer's type: skipped by its size, as the format allows. */
+		if (!c->quiet)
+			c->f->st.unknown_records++;
+		return 0;
+	}
 	const char *why = record_problem(c, r);
-	if (!why)
+	if (!why) {
+		check_names(c, r);
 		return 1;
+	}
 	if (!c->quiet)
 		c->f->st.bad_records++;
 	damage(c, c->chunk, off, h.size, "record of type %u: %s", h.type, why);
 	return 0;
+}
+
+/* Read chunks leave the process's memory (the file keeps them; a string
+ * or name still pointed at faults its page back in), so reading a long
+ * stream takes memory for about one chunk, not the whole file. */
+static void release_chunk(struct raw_cursor *c)
+{
+	if (c->quiet)
+		return;
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)(c->f->map + RAW_HEADER_SIZE +
+				  c->chunk * (uint64_t)c->f->hdr.chunk_size);
+	uintptr_t b = a + c->f->hdr.chunk_size;
+	a = (a + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	b &= ~((uintptr_t)page - 1);
+	if (b > (uintptr_t)(c->f->map + c->f->size))
+		b = (uintptr_t)(c->f->map + c->f->size) & ~((uintptr_t)page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
 /* The header counts the chunks the writer began: more than the file holds
@@ -453,6 +503,9 @@ static void end_check(struct raw_cursor *c)
 	if (c->ended || c->quiet)
 		return;
 	c->ended = 1;
+	if (f->st.unnamed_records > 1 && f->log)
+		fprintf(f->log, "%s: %s: %" PRIu64 " records in all named strings never defined\n",
+			f->who, f->path, f->st.unnamed_records);
 	if (f->hdr.chunks <= f->nchunks)
 		return;
 	f->st.skipped_chunks += f->hdr.chunks - f->nchunks;
@@ -484,6 +537,8 @@ enum raw_next raw_cursor_next(struct raw_cursor *c, struct raw_rec *r)
 			}
 			continue;
 		}
+		if (c->pos)
+			release_chunk(c);
 		c->pos = c->end = NULL;
 		if (c->next_chunk >= c->f->nchunks) {
 			end_check(c);

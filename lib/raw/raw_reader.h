@@ -11,8 +11,13 @@
  *   - bad chunk header (magic, index, committed): the chunk is skipped;
  *   - a record whose size breaks the framing (< 16, not a multiple of 8,
  *     past `committed`): the rest of the chunk is skipped;
- *   - a record that is framed right but wrong inside (unknown type, payload
- *     too short for its type, a string id never defined): that record only;
+ *   - a record that is framed right but wrong inside (type 0, payload too
+ *     short for its type, a bad string definition): that record only;
+ *   - a record naming a string never defined (its definition was in a
+ *     skipped chunk): kept, the name reads RAW_STRING_LOST, counted in
+ *     st.unnamed_records (dropping a range push would unbalance a stack);
+ *   - a record of a type newer than this reader: skipped by its size and
+ *     counted apart (st.unknown_records), not damage (raw-format.md);
  *   - a file that ends inside a chunk: what is there is read, the rest named.
  * A stream without RAW_FILE_CLOSED (the process crashed or was killed) is
  * not damage: every committed record is still there.
@@ -45,7 +50,11 @@ struct raw_read_stats {
 	uint64_t skipped_chunks;   /* chunks skipped whole or in part */
 	uint64_t skipped_bytes;    /* committed bytes not returned */
 	uint64_t bad_records;      /* records skipped */
+	uint64_t unknown_records;  /* types newer than this reader: skipped, not damage */
+	uint64_t unnamed_records;  /* kept, but a string they name was never defined */
 };
+
+#define RAW_STRING_LOST "(name lost)"
 
 struct raw_file {
 	char *path;                /* as given; names the file in messages */
@@ -59,8 +68,9 @@ struct raw_file {
 };
 
 /* Opens and maps `path`, checks its header. Returns 0; -EINVAL for a file
- * that is not a readable raw stream (the reason is written to `log`), or
- * another negative errno. `why` (may be NULL) receives the reason. */
+ * that is not a raw stream of this version, or another negative errno when
+ * it can't be read. Either way the file is named on `log` (if not NULL) and
+ * `why` (if not NULL) receives the reason. */
 int raw_file_open(struct raw_file *f, const char *path, FILE *log,
 		  char *why, size_t why_len);
 void raw_file_close(struct raw_file *f);
@@ -117,6 +127,9 @@ enum raw_next raw_cursor_next(struct raw_cursor *c, struct raw_rec *rec);
 /* The text of string `id` (NUL-terminated, in the mapping); "" for id 0,
  * NULL when undefined. `len` may be NULL. */
 const char *raw_cursor_str(const struct raw_cursor *c, uint32_t id, uint32_t *len);
+
+/* The same, but RAW_STRING_LOST for an undefined id: never NULL. */
+const char *raw_cursor_name(const struct raw_cursor *c, uint32_t id);
 
 /* Smallest payload of each record type; 0 for unknown types. */
 uint32_t raw_payload_min(uint16_t type);

@@ -142,7 +142,8 @@ int raw_writer_emit(struct raw_writer *w, uint16_t type, uint64_t ts,
 	r->flags = 0;
 	r->size = size;
 	r->ts = ts;
-	memcpy(r + 1, payload, len);
+	if (len)
+		memcpy(r + 1, payload, len);
 	/* Zero the alignment padding so files are reproducible. */
 	memset((char *)(r + 1) + len, 0, size - sizeof *r - len);
 	raw_writer_commit(w, size);

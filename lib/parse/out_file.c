@@ -1,0 +1,83 @@
+#include "parse/out_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+
+static void clear(struct out_file *o)
+{
+	free(o->path);
+	free(o->tmp);
+	memset(o, 0, sizeof *o);
+}
+
+int out_file_open(struct out_file *o, const char *dir, const char *name)
+{
+	memset(o, 0, sizeof *o);
+	o->path = fs_join(dir, name);
+	size_t n = o->path ? strlen(o->path) + 8 : 0;
+	o->tmp = n ? malloc(n) : NULL;
+	if (!o->tmp) {
+		clear(o);
+		return -ENOMEM;
+	}
+	snprintf(o->tmp, n, "%s.tmp", o->path);
+	int fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		      PROF_FILE_MODE);
+	if (fd < 0) {
+		int rc = -errno;
+		clear(o);
+		return rc;
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		int rc = -errno;
+		close(fd);
+		unlink(o->tmp);
+		clear(o);
+		return rc;
+	}
+	setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+	return 0;
+}
+
+int out_file_commit(struct out_file *o, int write_failed)
+{
+	int rc = 0;
+	if (fflush(o->f) != 0 || ferror(o->f))
+		rc = errno ? -errno : -EIO;
+	if (fclose(o->f) != 0 && !rc)
+		rc = -errno;
+	o->f = NULL;
+	if (!rc && write_failed)
+		rc = -EIO;
+	if (!rc && rename(o->tmp, o->path) != 0)
+		rc = -errno;
+	if (rc)
+		unlink(o->tmp);
+	clear(o);
+	return rc;
+}
+
+void out_file_abort(struct out_file *o)
+{
+	if (o->f)
+		fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	clear(o);
+}
+
+int out_file_write(const char *dir, const char *name, const char *data, size_t len)
+{
+	struct out_file o;
+	int rc = out_file_open(&o, dir, name);
+	if (rc)
+		return rc;
+	int failed = len && fwrite(data, 1, len, o.f) != len;
+	return out_file_commit(&o, failed);
+}

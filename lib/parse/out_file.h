@@ -1,0 +1,29 @@
+/*
+ * An output file: created with PROF_FILE_MODE under a temporary name in its
+ * final directory and renamed into place only when complete, so a reader
+ * (or a crash of the parse) never leaves a half-written output under the
+ * real name.
+ */
+#ifndef PROF_OUT_FILE_H
+#define PROF_OUT_FILE_H
+
+#include <stdio.h>
+
+struct out_file {
+	FILE *f;
+	char *path;    /* final name */
+	char *tmp;     /* name while being written */
+};
+
+/* Opens dir/name.tmp for writing. 0 or a negative errno. */
+int out_file_open(struct out_file *o, const char *dir, const char *name);
+/* Closes and renames into place. 0 or a negative errno (the file is then
+ * removed). `write_failed` forces the failure path. */
+int out_file_commit(struct out_file *o, int write_failed);
+/* Closes and removes, for an output abandoned half-way. */
+void out_file_abort(struct out_file *o);
+
+/* Writes a small whole file the same way. 0 or a negative errno. */
+int out_file_write(const char *dir, const char *name, const char *data, size_t len);
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * A map from 64-bit ids to pointers (open addressing, linear probing,
+ * backward-shift deletion): for what is open at a moment, such as
+ * cross-thread ranges waiting for their end. Memory follows the number of
+ * entries present, not the number ever inserted.
+ */
+#ifndef PROF_PARSE_IDMAP_H
+#define PROF_PARSE_IDMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct parse_idmap_slot {
+	uint64_t key;
+	void *val;               /* NULL: empty slot */
+};
+
+struct parse_idmap {
+	struct parse_idmap_slot *slot;
+	size_t cap, n;           /* cap: 0 or a power of two */
+};
+
+/* Inserts or replaces; returns the previous value (NULL if none), or
+ * `val` itself when memory ran out (then nothing was stored). */
+void *parse_idmap_put(struct parse_idmap *m, uint64_t key, void *val);
+void *parse_idmap_get(const struct parse_idmap *m, uint64_t key);
+/* Removes and returns the value, NULL if absent. */
+void *parse_idmap_del(struct parse_idmap *m, uint64_t key);
+/* Calls fn on every value (order unspecified); the map may not change. */
+void parse_idmap_each(const struct parse_idmap *m, void (*fn)(void *ctx, void *val), void *ctx);
+void parse_idmap_free(struct parse_idmap *m);
+
+#endif

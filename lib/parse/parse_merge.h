@@ -1,0 +1,40 @@
+/*
+ * The k-way merge of all streams in time order: a binary heap of streams
+ * keyed by their current record's time (ties: stream order), so memory is
+ * one entry per stream whatever the length of the run. A stream's end is
+ * an item of the merge too, at the stream's last moment, so whoever closes
+ * what a stream left open does it in time order.
+ */
+#ifndef PROF_PARSE_MERGE_H
+#define PROF_PARSE_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "parse/parse_stream.h"
+
+struct merge_item {
+	uint64_t key;
+	size_t order;
+	int ended;
+	struct parse_stream *s;
+};
+
+struct parse_merge {
+	struct merge_item *heap;
+	size_t n;
+	struct parse_stream *pending;  /* returned last; advanced on the next call */
+};
+
+enum merge_ev {
+	MERGE_END = 0,        /* every stream is done */
+	MERGE_RECORD = 1,     /* (*s)->rec and (*s)->ns hold the next record */
+	MERGE_STREAM_END = 2, /* *s has no more records */
+};
+
+/* Takes the streams (not owned) and reads the first record of each.
+ * Returns 0 or -ENOMEM. */
+int parse_merge_init(struct parse_merge *m, struct parse_stream *streams, size_t n);
+enum merge_ev parse_merge_next(struct parse_merge *m, struct parse_stream **s);
+void parse_merge_free(struct parse_merge *m);
+
+#endif

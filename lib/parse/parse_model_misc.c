@@ -1,0 +1,89 @@
+/* Host samples, names, metadata and losses. */
+#include "parse/parse_model_int.h"
+
+static void host_pid(struct parse_model *m, int32_t pid)
+{
+	for (size_t i = 0; i < m->nhost; i++)
+		if (m->host_pids[i] == pid)
+			return;
+	if (m->nhost < sizeof m->host_pids / sizeof m->host_pids[0])
+		m->host_pids[m->nhost++] = pid;
+}
+
+static void counter(struct parse_model *m, int32_t pid, uint64_t ns, const char *name,
+		    const char *const *keys, const double *vals, int n)
+{
+	struct jo *j = &m->trace->j;
+	out_trace_begin(m->trace, "C", NULL, name, pid, 0, ns);
+	jo_key(j, "args");
+	jo_obj_begin(j);
+	for (int i = 0; i < n; i++)
+		jo_kfixed(j, keys[i], vals[i], 3);
+	jo_obj_end(j);
+	out_trace_end(m->trace);
+}
+
+void model_on_host_sample(struct parse_model *m, struct parse_stream *s)
+{
+	MODEL_PAYLOAD(s, struct raw_host_sample, h);
+	int32_t pid = s->file.hdr.pid;
+	static const char *const cpu[] = { "process user %", "process sys %", "system %" };
+	static const char *const mem[] = { "process RSS MB", "system used MB" };
+	static const char *const disk[] = { "read KB", "write KB" };
+	double vc[] = { h.proc_cpu_user_pct, h.proc_cpu_sys_pct, h.sys_cpu_pct };
+	double vm[] = { (double)h.proc_rss_bytes / OUT_MB, (double)h.sys_mem_used_bytes / OUT_MB };
+	double vd[] = { (double)h.proc_read_bytes / OUT_KB, (double)h.proc_write_bytes / OUT_KB };
+	host_pid(m, pid);
+	counter(m, pid, s->ns, "CPU Usage", cpu, vc, 3);
+	counter(m, pid, s->ns, "Memory Usage", mem, vm, 2);
+	counter(m, pid, s->ns, "Disk Usage", disk, vd, 2);
+	/* A sampler's first sample has nothing to differ from: no rate. */
+	uint64_t prev = s->host_prev_ns;
+	out_host_row(m->host, s->ns, prev && s->ns > prev ? s->ns - prev : 0, &h);
+	s->host_prev_ns = s->ns;
+	m->n.host_samples++;
+}
+
+void model_on_thread_name(struct parse_model *m, struct parse_stream *s)
+{
+	MODEL_PAYLOAD(s, struct raw_thread_name, tn);
+	if (!s->proc)
+		return;
+	struct model_thread *t = model_thread_of(s->proc, tn.tid);
+	if (t)
+		t->name = parse_stream_str(s, tn.name_id);
+}
+
+void model_on_process(struct parse_model *m, struct parse_stream *s)
+{
+	MODEL_PAYLOAD(s, struct raw_process, rp);
+	struct model_proc *p = s->proc;
+	if (!p)
+		return;
+	p->cmdline = parse_stream_str(s, rp.cmdline_id);
+	p->exe = parse_stream_str(s, rp.exe_id);
+	p->rank = rp.rank_id ? parse_stream_str(s, rp.rank_id) : NULL;
+}
+
+void model_on_metadata(struct parse_model *m, struct parse_stream *s)
+{
+	MODEL_PAYLOAD(s, struct raw_metadata, md);
+	out_meta_add(m->meta, parse_stream_str(s, md.key_id), parse_stream_str(s, md.value_id),
+		     (md.flags & RAW_METADATA_JSON) != 0, m->log);
+}
+
+void model_on_lost(struct parse_model *m, struct parse_stream *s)
+{
+	MODEL_PAYLOAD(s, struct raw_lost, l);
+	m->n.lost_records += l.count;
+	if (!s->proc)
+		return;
+	out_trace_begin(m->trace, "i", "prof", "records lost", s->proc->pid, s->file.hdr.tid,
+			s->ns);
+	jo_kstr(&m->trace->j, "s", "t");
+	jo_key(&m->trace->j, "args");
+	jo_obj_begin(&m->trace->j);
+	jo_kuint(&m->trace->j, "count", l.count);
+	jo_obj_end(&m->trace->j);
+	out_trace_end(m->trace);
+}

@@ -1,0 +1,170 @@
+/* Marks, ranges on a thread (push/pop) and ranges across threads. */
+#include "parse/parse_model_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+#define CAT_USER "user_annotation"
+
+struct model_async {
+	uint64_t id;
+	const char *name;
+	uint64_t start_ns;
+	int32_t tid;
+};
+
+void model_on_mark(struct parse_model *m, struct parse_stream *s)
+{
+	MODEL_PAYLOAD(s, struct raw_mark, mk);
+	if (!s->proc)
+		return;
+	out_trace_begin(m->trace, "i", CAT_USER, parse_stream_str(s, mk.msg_id),
+			s->proc->pid, s->file.hdr.tid, s->ns);
+	jo_kstr(&m->trace->j, "s", "t");
+	out_trace_end(m->trace);
+}
+
+void model_on_push(struct parse_model *m, struct parse_stream *s)
+{
+	MODEL_PAYLOAD(s, struct raw_range_push, rp);
+	struct model_thread *t = s->thr;
+	if (!t)
+		return;
+	if (t->depth == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct model_range *v = realloc(t->stack, cap * sizeof *v);
+		if (!v)
+			return;  /* its pop will then close the enclosing range early */
+		t->stack = v;
+		t->cap = cap;
+	}
+	t->stack[t->depth++] = (struct model_range){ parse_stream_str(s, rp.name_id), s->ns };
+}
+
+static void emit_range(struct parse_model *m, struct parse_stream *s,
+		       const struct model_range *r, uint64_t end_ns, int unfinished)
+{
+	out_trace_complete(m->trace, s->proc->pid, s->file.hdr.tid, CAT_USER, r->name,
+			   r->start_ns, end_ns, -1, unfinished);
+}
+
+void model_on_pop(struct parse_model *m, struct parse_stream *s)
+{
+	struct model_thread *t = s->thr;
+	if (!t)
+		return;
+	if (t->depth == 0) {
+		m->n.unmatched_pops++;
+		return;
+	}
+	t->depth--;
+	emit_range(m, s, &t->stack[t->depth], s->ns, 0);
+}
+
+/* Each enclosing range ends 1 ns after the one inside it, for the reason
+ * parse_stream.h gives; nothing follows on the thread. */
+void model_close_stack(struct parse_model *m, struct parse_stream *s, uint64_t end_ns)
+{
+	struct model_thread *t = s->thr;
+	while (t->depth > 0) {
+		t->depth--;
+		m->n.unfinished_ranges++;
+		emit_range(m, s, &t->stack[t->depth], end_ns++, 1);
+	}
+}
+
+/* Async ids are per process image; the string keeps images apart. */
+static void async_event(struct parse_model *m, const struct model_proc *p, const char *ph,
+			const struct model_async *a, int32_t tid, uint64_t ns, int unfinished)
+{
+	char id[96];
+	snprintf(id, sizeof id, "%d.%ld.%" PRIu64, p->pid, p->n, a->id);
+	out_trace_begin(m->trace, ph, CAT_USER, a->name, p->pid, tid, ns);
+	jo_kstr(&m->trace->j, "id", id);
+	if (unfinished) {
+		jo_key(&m->trace->j, "args");
+		jo_obj_begin(&m->trace->j);
+		jo_key(&m->trace->j, "unfinished");
+		jo_bool(&m->trace->j, 1);
+		jo_obj_end(&m->trace->j);
+	}
+	out_trace_end(m->trace);
+}
+
+void model_on_start(struct parse_model *m, struct parse_stream *s)
+{
+	MODEL_PAYLOAD(s, struct raw_range_start, rs);
+	struct model_proc *p = s->proc;
+	if (!p)
+		return;
+	struct model_async *a = malloc(sizeof *a);
+	if (!a)
+		return;
+	*a = (struct model_async){ rs.id, parse_stream_str(s, rs.name_id), s->ns,
+				   s->file.hdr.tid };
+	void *prev = parse_idmap_put(&p->async, rs.id, a);
+	if (prev == a) {
+		free(a);
+		return;
+	}
+	if (prev) {  /* the id was reused before its end: close the old one */
+		struct model_async *old = prev;
+		m->n.unfinished_async++;
+		async_event(m, p, "e", old, old->tid, s->ns, 1);
+		free(old);
+	}
+	async_event(m, p, "b", a, a->tid, s->ns, 0);
+}
+
+void model_on_end(struct parse_model *m, struct parse_stream *s)
+{
+	MODEL_PAYLOAD(s, struct raw_range_end, re);
+	struct model_proc *p = s->proc;
+	if (!p)
+		return;
+	struct model_async *a = parse_idmap_del(&p->async, re.id);
+	if (!a) {
+		m->n.unmatched_ends++;
+		return;
+	}
+	async_event(m, p, "e", a, s->file.hdr.tid, s->ns, 0);
+	free(a);
+}
+
+struct async_list {
+	struct model_async **v;
+	size_t n;
+};
+
+static void collect(void *ctx, void *val)
+{
+	struct async_list *l = ctx;
+	l->v[l->n++] = val;
+}
+
+static int async_cmp(const void *pa, const void *pb)
+{
+	const struct model_async *a = *(struct model_async *const *)pa;
+	const struct model_async *b = *(struct model_async *const *)pb;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Ranges never ended close at the process's last moment, in start order
+ * so the output does not depend on the map's layout. */
+void model_close_async(struct parse_model *m, struct model_proc *p)
+{
+	struct async_list l = { calloc(p->async.n ? p->async.n : 1, sizeof *l.v), 0 };
+	if (!l.v)
+		return;
+	parse_idmap_each(&p->async, collect, &l);
+	qsort(l.v, l.n, sizeof *l.v, async_cmp);
+	for (size_t i = 0; i < l.n; i++) {
+		parse_idmap_del(&p->async, l.v[i]->id);
+		m->n.unfinished_async++;
+		async_event(m, p, "e", l.v[i], l.v[i]->tid, p->last_ns, 1);
+		free(l.v[i]);
+	}
+	free(l.v);
+}

@@ -1,0 +1,254 @@
+/* parse_run_dir: a run directory in, PROFILER_OUTPUT/ out. */
+#include "parse/parse.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/agent_env.h"
+#include "common/fsutil.h"
+#include "parse/parse_discover.h"
+#include "parse/parse_info.h"
+#include "parse/parse_merge.h"
+#include "parse/parse_model.h"
+
+#define OUTPUT_DIR "PROFILER_OUTPUT"
+#define DONE_FILE  "parse.done"
+
+struct run {
+	const char *dir;
+	const struct parse_opts *o;
+	struct parse_report *r;
+	struct parse_info info;
+	struct parse_srcs srcs;
+	struct parse_stream *streams;
+	size_t nstreams;
+	char *out_dir;
+};
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static enum parse_status find_streams(struct run *u)
+{
+	FILE *log = u->o->log;
+	if (!is_dir(u->dir)) {
+		fprintf(log, "prof parse: %s: not a directory\n", u->dir);
+		return PARSE_FAILED;
+	}
+	char *raw = fs_join(u->dir, PROF_RAW_DIR);
+	int rc = raw && is_dir(raw) ? parse_discover(raw, &u->srcs, log) : -ENOENT;
+	if (rc == -ENOENT)
+		fprintf(log, "prof parse: %s: no %s/ directory: not a prof run directory\n",
+			u->dir, PROF_RAW_DIR);
+	else if (rc)
+		fprintf(log, "prof parse: %s: %s\n", raw, strerror(-rc));
+	else if (u->srcs.n == 0)
+		fprintf(log, "prof parse: %s: no raw streams (*.raw) in it\n", raw);
+	free(raw);
+	return rc || u->srcs.n == 0 ? PARSE_FAILED : PARSE_OK;
+}
+
+static void verbose_stream(const struct run *u, const struct parse_stream *s)
+{
+	static const char *const rates[] = { "", "run", "stream", "header", "none" };
+	const struct raw_file_header *h = &s->file.hdr;
+	fprintf(u->o->log, "prof parse: %s: pid %d tid %d %s, %s clock%s%s, %" PRIu64
+		" chunks%s\n", s->file.path, h->pid, h->tid,
+		h->kind == RAW_STREAM_HOST ? "host sampler" : "thread",
+		h->clock == RAW_CLOCK_TSC ? "tsc" : "monotonic",
+		h->clock == RAW_CLOCK_TSC ? ", rate from " : "",
+		h->clock == RAW_CLOCK_TSC ? rates[s->rate_src] : "",
+		s->file.nchunks, h->flags & RAW_FILE_CLOSED ? "" : ", not closed");
+}
+
+static enum parse_status open_streams(struct run *u)
+{
+	u->streams = calloc(u->srcs.n, sizeof *u->streams);
+	if (!u->streams)
+		return PARSE_FAILED;
+	for (size_t i = 0; i < u->srcs.n; i++) {
+		struct parse_stream *s = &u->streams[u->nstreams];
+		u->r->streams++;
+		if (parse_stream_open(s, &u->srcs.v[i], u->nstreams, u->info.tsc_hz,
+				      u->o->log) != 0) {
+			u->r->skipped_streams++;
+			continue;
+		}
+		if (u->o->verbose)
+			verbose_stream(u, s);
+		u->nstreams++;
+	}
+	if (u->nstreams)
+		return PARSE_OK;
+	fprintf(u->o->log, "prof parse: %s: no readable raw stream\n", u->dir);
+	return PARSE_FAILED;
+}
+
+/* ts 0 is the launch (profiler_info.json's start pair), else the earliest
+ * stream's opening. */
+static void pick_base(const struct run *u, struct out_trace_meta *tm)
+{
+	tm->rank = u->info.rank;
+	if (u->info.have_start) {
+		tm->base_mono_ns = u->info.start_mono_ns;
+		tm->base_real_ns = u->info.start_real_ns;
+		return;
+	}
+	const struct raw_clock_pair *best = &u->streams[0].file.hdr.open_pair;
+	for (size_t i = 1; i < u->nstreams; i++)
+		if (u->streams[i].file.hdr.open_pair.mono_ns < best->mono_ns)
+			best = &u->streams[i].file.hdr.open_pair;
+	tm->base_mono_ns = best->mono_ns;
+	tm->base_real_ns = best->real_ns;
+}
+
+static int merge_all(struct run *u, struct parse_model *m)
+{
+	struct parse_merge mg;
+	struct parse_stream *s;
+	enum merge_ev ev;
+	if (parse_merge_init(&mg, u->streams, u->nstreams) != 0)
+		return -ENOMEM;
+	while ((ev = parse_merge_next(&mg, &s)) != MERGE_END) {
+		if (ev == MERGE_RECORD)
+			model_record(m, s);
+		else
+			model_stream_end(m, s);
+	}
+	parse_merge_free(&mg);
+	return 0;
+}
+
+static void tally(struct run *u, const struct parse_model *m)
+{
+	struct parse_report *r = u->r;
+	for (size_t i = 0; i < u->nstreams; i++) {
+		const struct raw_file *f = &u->streams[i].file;
+		r->records += f->st.records;
+		r->lost += f->st.lost > f->hdr.lost_total ? f->st.lost : f->hdr.lost_total;
+		r->skipped_chunks += f->st.skipped_chunks;
+		r->skipped_bytes += f->st.skipped_bytes;
+		r->bad_records += f->st.bad_records;
+		r->unnamed_records += f->st.unnamed_records;
+		r->unclosed_streams += !(f->hdr.flags & RAW_FILE_CLOSED);
+		if (f->st.unknown_records)
+			fprintf(u->o->log, "prof parse: %s: %" PRIu64 " records of types this "
+				"prof does not know were skipped (written by a newer prof?)\n",
+				f->path, f->st.unknown_records);
+	}
+	r->steps = m->nsteps;
+	r->unmatched = m->n.unmatched_pops + m->n.unmatched_ends;
+	r->unfinished = m->n.unfinished_ranges + m->n.unfinished_async;
+	r->host_samples = m->n.host_samples;
+}
+
+/* Everything but parse.done; 0 or a negative errno. */
+static int write_outputs(struct run *u)
+{
+	struct out_trace_meta tm;
+	struct out_trace trace;
+	struct out_host host;
+	struct out_meta meta;
+	struct parse_model m;
+	memset(&m, 0, sizeof m);
+	pick_base(u, &tm);
+	int rc = out_trace_open(&trace, u->out_dir, &tm);
+	if (rc)
+		return rc;
+	if ((rc = out_host_open(&host, u->out_dir, tm.base_mono_ns)) != 0) {
+		out_trace_abort(&trace);
+		return rc;
+	}
+	rc = out_meta_init(&meta);
+	rc = rc ? rc : model_init(&m, u->streams, u->nstreams, &trace, &host, &meta, u->o->log);
+	rc = rc ? rc : merge_all(u, &m);
+	if (rc == 0) {
+		model_finish(&m);
+		tally(u, &m);
+		u->r->events_written = trace.events;
+		rc = out_trace_close(&trace);
+		int rh = out_host_close(&host);
+		int rs = out_step_trace_write(u->out_dir, m.steps, m.nsteps, NULL, 0);
+		int rm = out_meta_write(&meta, u->dir, u->info.env, u->o->log);
+		rc = rc ? rc : rh ? rh : rs ? rs : rm;
+	} else {
+		out_trace_abort(&trace);
+		out_host_abort(&host);
+	}
+	model_free(&m);
+	out_meta_free(&meta);
+	return rc;
+}
+
+static void say_unclosed(const struct run *u)
+{
+	if (u->r->unclosed_streams)
+		fprintf(u->o->log, "prof parse: %" PRIu64 " of %zu streams ended without close "
+			"(process crashed or was killed); their committed records were read\n",
+			u->r->unclosed_streams, u->nstreams);
+}
+
+/* Whatever happens next, an earlier parse's outputs must not pass for
+ * this one's. 0 or a negative errno. */
+static int forget_done(struct run *u)
+{
+	u->out_dir = fs_join(u->dir, OUTPUT_DIR);
+	char *done = u->out_dir ? fs_join(u->out_dir, DONE_FILE) : NULL;
+	int rc = done ? 0 : -ENOMEM;
+	if (done && unlink(done) != 0 && errno != ENOENT)
+		rc = -errno;
+	free(done);
+	return rc;
+}
+
+static enum parse_status parse(struct run *u)
+{
+	char *raw = fs_join(u->dir, PROF_RAW_DIR);
+	int rc = raw && is_dir(raw) ? forget_done(u) : 0;  /* only in what looks like a run */
+	free(raw);
+	if (rc) {
+		fprintf(u->o->log, "prof parse: %s/%s/%s: %s\n", u->dir, OUTPUT_DIR, DONE_FILE,
+			strerror(-rc));
+		return PARSE_FAILED;
+	}
+	enum parse_status st = find_streams(u);
+	if (st != PARSE_OK)
+		return st;
+	parse_info_read(u->dir, &u->info, u->o->log);
+	if ((st = open_streams(u)) != PARSE_OK)
+		return st;
+	rc = fs_mkdir_p(u->out_dir);
+	if (rc == 0 && (rc = write_outputs(u)) == 0)
+		rc = out_file_write(u->out_dir, DONE_FILE, "", 0);
+	if (rc) {
+		fprintf(u->o->log, "prof parse: %s: writing the outputs failed: %s\n",
+			u->out_dir ? u->out_dir : u->dir, strerror(-rc));
+		return PARSE_FAILED;
+	}
+	say_unclosed(u);
+	const struct parse_report *r = u->r;
+	return r->skipped_streams || r->skipped_chunks || r->skipped_bytes || r->bad_records ||
+		r->unnamed_records ? PARSE_DAMAGED : PARSE_OK;
+}
+
+enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,
+				struct parse_report *r)
+{
+	struct run u = { .dir = run_dir, .o = o, .r = r };
+	memset(r, 0, sizeof *r);
+	enum parse_status st = parse(&u);
+	for (size_t i = 0; i < u.nstreams; i++)
+		parse_stream_close(&u.streams[i]);
+	free(u.streams);
+	free(u.out_dir);
+	parse_srcs_free(&u.srcs);
+	parse_info_free(&u.info);
+	return st;
+}

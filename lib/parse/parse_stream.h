@@ -1,0 +1,67 @@
+/*
+ * One raw stream as the parse sees it: the file, a cursor over its records,
+ * and the mapping of their ticks onto monotonic ns. A second, quiet cursor
+ * runs ahead of the first collecting clock pairs for the time map, so the
+ * stream is read in one pass with constant memory (besides its strings).
+ *
+ * Timestamps handed out strictly increase within a stream: a record
+ * stamped no later than the one before it is moved to 1 ns after it. So a
+ * thread's ranges nest exactly however the clock mapping rounds, and a
+ * child never ends (or starts) at the very ns of its parent, which
+ * consumers that add ts + dur in floating point would misjudge. (A coarse
+ * virtual TSC gives equal stamps to back-to-back records; the shift is a
+ * few ns at most.)
+ */
+#ifndef PROF_PARSE_STREAM_H
+#define PROF_PARSE_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "raw/raw_reader.h"
+#include "raw/raw_timemap.h"
+#include "parse/parse_discover.h"
+
+struct model_proc;
+struct model_thread;
+
+struct parse_stream {
+	struct raw_file file;
+	struct raw_cursor cur;
+	struct raw_cursor look;      /* clock pairs ahead of `cur` */
+	int look_state;
+	struct timemap tm;
+	enum timemap_rate_src rate_src;
+	const struct parse_src *src;
+	size_t index;                /* position among the streams: breaks ties */
+	uint64_t open_ns;            /* when the writer opened it (monotonic) */
+	uint64_t last_ns;            /* latest timestamp handed out */
+	uint64_t nrec;               /* records handed out */
+	struct raw_rec rec;          /* the current record ... */
+	uint64_t ns;                 /* ... and its monotonic time */
+	struct model_proc *proc;     /* owned by the model */
+	struct model_thread *thr;
+	uint64_t host_prev_ns;       /* host streams: time of the previous sample */
+};
+
+/* Opens src->path. `run_tsc_hz` is the run's TSC rate, 0 if unknown.
+ * Returns 0, or a negative errno (the file is named on `log`). */
+int parse_stream_open(struct parse_stream *s, const struct parse_src *src,
+		      size_t index, uint64_t run_tsc_hz, FILE *log);
+
+/* Moves to the next event record (strings and clock pairs are used here,
+ * not handed out): 1 (s->rec, s->ns set) or 0 at the end. */
+int parse_stream_next(struct parse_stream *s);
+
+/* The stream's last moment: its close pair when closed cleanly, else its
+ * last record (else its open pair). */
+uint64_t parse_stream_end_ns(const struct parse_stream *s);
+
+/* The text of string `id` of this stream: "" for id 0, RAW_STRING_LOST
+ * when its definition was lost. */
+const char *parse_stream_str(const struct parse_stream *s, uint32_t id);
+
+void parse_stream_close(struct parse_stream *s);
+
+#endif

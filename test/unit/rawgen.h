@@ -1,0 +1,191 @@
+/*
+ * Building raw streams and run directories for tests, with the real
+ * writer, and damaging them on purpose. Header-only: each test is its own
+ * program.
+ */
+#ifndef PROF_TEST_RAWGEN_H
+#define PROF_TEST_RAWGEN_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "raw/raw_writer.h"
+
+#define RG_CHUNK (16u << 10)
+
+static inline int rg_rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(p);
+}
+
+static inline void rg_rmrf(const char *path)
+{
+	nftw(path, rg_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A fresh directory PROF_TEST_TMP/<name> (malloc'd path). */
+static inline char *rg_tmpdir(const char *name)
+{
+	const char *base = getenv("PROF_TEST_TMP");
+	char *p = fs_join(base && *base ? base : "/tmp", name);
+	rg_rmrf(p);
+	fs_mkdir_p(p);
+	return p;
+}
+
+static inline char *rg_path(const char *a, const char *b)
+{
+	return fs_join(a, b);
+}
+
+/* Opens dir/file (creating dir) as a stream of RG_CHUNK chunks. */
+static inline int rg_open(struct raw_writer *w, const char *dir, const char *file, int pid, int tid,
+		   uint32_t kind, uint32_t clock, const char *comm)
+{
+	fs_mkdir_p(dir);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	struct raw_writer_opts o = { .clock = clock, .kind = kind, .chunk_size = RG_CHUNK,
+				     .pid = pid, .tid = tid, .ppid = 1, .tsc_hz = 0, .comm = comm };
+	int rc = raw_writer_open(w, dfd, file, &o);
+	close(dfd);
+	return rc;
+}
+
+static inline void rg_mark(struct raw_writer *w, uint64_t ts, const char *msg)
+{
+	struct raw_mark m = { raw_writer_intern(w, msg, ts), 0 };
+	raw_writer_emit(w, RAW_REC_MARK, ts, &m, sizeof m);
+}
+
+static inline void rg_push(struct raw_writer *w, uint64_t ts, const char *name)
+{
+	struct raw_range_push p = { raw_writer_intern(w, name, ts), 0 };
+	raw_writer_emit(w, RAW_REC_RANGE_PUSH, ts, &p, sizeof p);
+}
+
+static inline void rg_pop(struct raw_writer *w, uint64_t ts)
+{
+	static const char none;
+	raw_writer_emit(w, RAW_REC_RANGE_POP, ts, &none, 0);
+}
+
+static inline void rg_start(struct raw_writer *w, uint64_t ts, uint64_t id, const char *name)
+{
+	struct raw_range_start s = { id, raw_writer_intern(w, name, ts), 0 };
+	raw_writer_emit(w, RAW_REC_RANGE_START, ts, &s, sizeof s);
+}
+
+static inline void rg_end(struct raw_writer *w, uint64_t ts, uint64_t id)
+{
+	struct raw_range_end e = { id };
+	raw_writer_emit(w, RAW_REC_RANGE_END, ts, &e, sizeof e);
+}
+
+static inline void rg_step(struct raw_writer *w, uint64_t ts, uint64_t n)
+{
+	struct raw_step s = { n };
+	raw_writer_emit(w, RAW_REC_STEP, ts, &s, sizeof s);
+}
+
+static inline void rg_tname(struct raw_writer *w, uint64_t ts, int tid, const char *name)
+{
+	struct raw_thread_name t = { tid, raw_writer_intern(w, name, ts) };
+	raw_writer_emit(w, RAW_REC_THREAD_NAME, ts, &t, sizeof t);
+}
+
+static inline void rg_meta(struct raw_writer *w, uint64_t ts, const char *k, const char *v,
+		    uint32_t flags)
+{
+	struct raw_metadata m = { raw_writer_intern(w, k, ts), raw_writer_intern(w, v, ts),
+				  flags, 0 };
+	raw_writer_emit(w, RAW_REC_METADATA, ts, &m, sizeof m);
+}
+
+static inline void rg_process(struct raw_writer *w, uint64_t ts, int pid, const char *cmdline)
+{
+	struct raw_process p = { pid, 1, raw_writer_intern(w, cmdline, ts),
+				 raw_writer_intern(w, "/bin/x", ts), 0, 0 };
+	raw_writer_emit(w, RAW_REC_PROCESS, ts, &p, sizeof p);
+}
+
+static inline void rg_recording(struct raw_writer *w, uint64_t ts, uint32_t on, uint32_t cause)
+{
+	struct raw_recording r = { on, cause };
+	raw_writer_emit(w, RAW_REC_RECORDING, ts, &r, sizeof r);
+}
+
+static inline void rg_host(struct raw_writer *w, uint64_t ts, double user_pct, uint64_t rss,
+		    uint64_t read_bytes)
+{
+	struct raw_host_sample h = { .processes = 2, .threads = 5, .proc_cpu_user_pct = user_pct,
+				     .proc_cpu_sys_pct = 1.5, .proc_rss_bytes = rss,
+				     .proc_read_bytes = read_bytes, .proc_write_bytes = 2048,
+				     .sys_cpu_pct = 40.0, .sys_mem_used_bytes = 1ull << 30,
+				     .sys_mem_avail_bytes = 3ull << 30 };
+	raw_writer_emit(w, RAW_REC_HOST_SAMPLE, ts, &h, sizeof h);
+}
+
+static inline int rg_write(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static inline char *rg_read(const char *path)
+{
+	char *t = NULL;
+	return fs_read_file(path, &t, NULL) == 0 ? t : NULL;
+}
+
+static inline void rg_poke(const char *path, long off, const void *bytes, size_t n)
+{
+	int fd = open(path, O_WRONLY);
+	if (fd >= 0) {
+		if (pwrite(fd, bytes, n, off) != (ssize_t)n)
+			perror("pwrite");
+		close(fd);
+	}
+}
+
+static inline void rg_truncate(const char *path, long size)
+{
+	if (truncate(path, size) != 0)
+		perror("truncate");
+}
+
+static inline long rg_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static inline int rg_count(const char *hay, const char *needle)
+{
+	int n = 0;
+	size_t len = strlen(needle);
+	for (const char *p = hay; p && (p = strstr(p, needle)) != NULL; p += len)
+		n++;
+	return n;
+}
+
+/* Where chunk i begins. */
+static inline long rg_chunk_off(unsigned i)
+{
+	return (long)RAW_HEADER_SIZE + (long)i * RG_CHUNK;
+}
+
+#endif

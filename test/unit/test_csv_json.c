@@ -1,0 +1,179 @@
+/* The JSON and CSV writers: escaping, layout, number formats. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/csv_out.h"
+#include "common/json_out.h"
+#include "unit/unit.h"
+
+static char *esc(const char *s, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	jo_escape(&sb, s, n);
+	return sb_detach(&sb);
+}
+
+static void check_esc(const char *in, size_t n, const char *want)
+{
+	char *got = esc(in, n);
+	CHECK_STR(got, want);
+	free(got);
+}
+
+static void test_escape(void)
+{
+	check_esc("plain", 5, "plain");
+	check_esc("a\"b\\c", 5, "a\\\"b\\\\c");
+	check_esc("l1\nl2\r\t", 7, "l1\\nl2\\r\\t");
+	check_esc("\x01\x1f", 2, "\\u0001\\u001f");
+	check_esc("nul\0in", 6, "nul\\u0000in");
+	check_esc("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	check_esc("bad\xff", 4, "bad\\ufffd");
+	check_esc("\xc3", 1, "\\ufffd");                /* cut short */
+	check_esc("\xc0\xaf", 2, "\\ufffd\\ufffd");     /* overlong */
+	check_esc("\xed\xa0\x80", 3, "\\ufffd\\ufffd\\ufffd"); /* surrogate */
+	check_esc("\xf4\x90\x80\x80", 4, "\\ufffd\\ufffd\\ufffd\\ufffd"); /* > U+10FFFF */
+}
+
+static void check_us(int64_t ns, const char *want)
+{
+	char b[32];
+	CHECK_STR(jo_fmt_us3(b, ns), want);
+}
+
+static void test_us(void)
+{
+	check_us(0, "0.000");
+	check_us(1, "0.001");
+	check_us(999, "0.999");
+	check_us(1000, "1.000");
+	check_us(1234567, "1234.567");
+	check_us(-1500, "-1.500");
+	check_us(-1, "-0.001");
+	check_us(INT64_MAX, "9223372036854775.807");
+	check_us(INT64_MIN, "-9223372036854775.808");
+}
+
+static void test_layout(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct jo j;
+	jo_init_sb(&j, &sb, 2);
+	jo_obj_begin(&j);
+	jo_kint(&j, "schemaVersion", 1);
+	jo_key(&j, "distributedInfo");
+	jo_obj_begin(&j);
+	jo_kint(&j, "rank", 3);
+	jo_obj_end(&j);
+	jo_key(&j, "traceEvents");
+	jo_arr_begin(&j);
+	jo_obj_begin(&j);
+	jo_kstr(&j, "ph", "X");
+	jo_kns_us(&j, "ts", 1500);
+	jo_kfixed(&j, "nan", NAN, 2);
+	jo_kfixed(&j, "pct", 12.3456, 2);
+	jo_obj_end(&j);
+	jo_obj_begin(&j);
+	jo_obj_end(&j);
+	jo_arr_end(&j);
+	jo_key(&j, "empty");
+	jo_arr_begin(&j);
+	jo_arr_end(&j);
+	jo_obj_end(&j);
+	CHECK(jo_finish(&j) == 0);
+	CHECK_STR(sb.buf,
+		  "{\n  \"schemaVersion\": 1,\n  \"distributedInfo\": {\n    \"rank\": 3\n  },\n"
+		  "  \"traceEvents\": [\n"
+		  "    {\"ph\": \"X\", \"ts\": 1.500, \"nan\": null, \"pct\": 12.35},\n"
+		  "    {}\n  ],\n  \"empty\": []\n}");
+	cJSON *back = cJSON_Parse(sb.buf);
+	CHECK(back != NULL);
+	cJSON_Delete(back);
+	sb_free(&sb);
+}
+
+static void test_misuse(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct jo j;
+	jo_init_sb(&j, &sb, 0);
+	jo_obj_begin(&j);
+	CHECK(jo_finish(&j) != 0);       /* left open */
+	jo_init_sb(&j, &sb, 0);
+	jo_arr_end(&j);
+	CHECK(jo_finish(&j) != 0);       /* closed what was never opened */
+	sb_free(&sb);
+}
+
+static void test_cjson(void)
+{
+	cJSON *v = cJSON_Parse("{\"a\": [1, 2.5, \"x\\u0001\", true, null], \"b\": {\"c\": -7}}");
+	struct strbuf sb = STRBUF_INIT;
+	struct jo j;
+	jo_init_sb(&j, &sb, 0);
+	jo_cjson(&j, v);
+	CHECK(jo_finish(&j) == 0);
+	CHECK_STR(sb.buf, "{\"a\": [1, 2.5, \"x\\u0001\", true, null], \"b\": {\"c\": -7}}");
+	cJSON_Delete(v);
+	sb_free(&sb);
+}
+
+static char *csv_text(void (*fill)(struct csv *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct csv c;
+	csv_init(&c, f);
+	fill(&c);
+	CHECK(csv_finish(&c) == 0);
+	fclose(f);
+	return buf;
+}
+
+static void fill_quoting(struct csv *c)
+{
+	csv_header(c, "Name,Value");
+	csv_str(c, "plain");
+	csv_str(c, "a,b");
+	csv_str(c, "say \"hi\"");
+	csv_str(c, "two\nlines");
+	csv_str(c, "cr\r");
+	csv_str(c, NULL);
+	csv_end_row(c);
+	csv_int(c, -5);
+	csv_uint(c, 18446744073709551615ull);
+	csv_ns_us(c, 2500);
+	csv_fixed(c, 1.0 / 3.0, 3);
+	csv_fixed(c, INFINITY, 3);
+	csv_end_row(c);
+}
+
+static void fill_empty(struct csv *c)
+{
+	csv_header(c, "A,B");
+}
+
+static void test_csv(void)
+{
+	char *t = csv_text(fill_quoting);
+	CHECK_STR(t, "Name,Value\nplain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\r\",\n"
+		  "-5,18446744073709551615,2.500,0.333,\n");
+	free(t);
+	t = csv_text(fill_empty);
+	CHECK_STR(t, "A,B\n");
+	free(t);
+}
+
+int main(void)
+{
+	test_escape();
+	test_us();
+	test_layout();
+	test_misuse();
+	test_cjson();
+	test_csv();
+	return unit_done();
+}
