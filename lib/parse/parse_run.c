@@ -61,7 +61,8 @@ static void verbose_stream(const struct run *u, const struct parse_stream *s)
 	const struct raw_file_header *h = &s->file.hdr;
 	fprintf(u->o->log, "prof parse: %s: pid %d tid %d %s, %s clock%s%s, %" PRIu64
 		" chunks%s\n", s->file.path, h->pid, h->tid,
-		h->kind == RAW_STREAM_HOST ? "host sampler" : "thread",
+		h->kind == RAW_STREAM_HOST ? "host sampler" :
+		h->kind == RAW_STREAM_LAUNCHER ? "launcher" : "thread",
 		h->clock == RAW_CLOCK_TSC ? "tsc" : "monotonic",
 		h->clock == RAW_CLOCK_TSC ? ", rate from " : "",
 		h->clock == RAW_CLOCK_TSC ? rates[s->rate_src] : "",

@@ -40,6 +40,7 @@ enum raw_clock {
 enum raw_stream_kind {
 	RAW_STREAM_THREAD = 1, /* events of one thread of a profiled process */
 	RAW_STREAM_HOST   = 2, /* the launcher's host sampler */
+	RAW_STREAM_LAUNCHER = 3, /* the launcher's own events (recording switches) */
 };
 
 /* Header flags. */

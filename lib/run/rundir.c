@@ -108,6 +108,29 @@ static int rundir_mkdirat(int at, const char *name)
 	return fd;
 }
 
+static void rundir_switch_note(struct rundir *rd, bool on)
+{
+	if (!rd->switches.hdr)
+		return;
+	struct raw_recording r = { on, RAW_CAUSE_LAUNCHER };
+	raw_writer_emit(&rd->switches, RAW_REC_RECORDING, raw_clock_ns(CLOCK_MONOTONIC), &r, sizeof r);
+}
+
+/* Without this stream the parse only loses the exact moment recording
+ * switched; so a failure to open it is not fatal. */
+static void rundir_switches_open(struct rundir *rd, bool recording)
+{
+	struct raw_writer_opts o = {
+		.clock = RAW_CLOCK_MONOTONIC, .kind = RAW_STREAM_LAUNCHER,
+		.chunk_size = RAW_CHUNK_MIN, .pid = (int32_t)getpid(),
+		.tid = (int32_t)getpid(), .ppid = (int32_t)getppid(), .comm = "prof launcher",
+	};
+	if (raw_writer_open(&rd->switches, rd->launcher_fd, "switches.raw", &o) != 0)
+		return;
+	if (!recording)
+		rundir_switch_note(rd, false);
+}
+
 static int rundir_control_create(struct rundir *rd, bool recording)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -127,6 +150,7 @@ static int rundir_control_create(struct rundir *rd, bool recording)
 	if (rc)
 		return rc;
 	rd->control = p;
+	rundir_switches_open(rd, recording);
 	rd->control->version = RAW_CONTROL_VERSION;
 	rd->control->recording = recording;
 	rd->control->generation = 1;
@@ -211,10 +235,13 @@ void rundir_set_recording(struct rundir *rd, bool on)
 		return;
 	__atomic_store_n(&c->recording, (uint32_t)on, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&c->generation, 1, __ATOMIC_RELEASE);
+	rundir_switch_note(rd, on);
 }
 
 void rundir_close(struct rundir *rd)
 {
+	if (rd->switches.hdr)
+		raw_writer_close(&rd->switches);
 	if (rd->control)
 		munmap(rd->control, rd->control_len);
 	int fds[] = { rd->launcher_fd, rd->raw_fd, rd->fd };

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "raw/raw_control.h"
+#include "raw/raw_writer.h"
 
 #define RUNDIR_INFO_FILE "profiler_info.json"
 #define RUNDIR_ERR_MAX 512
@@ -30,6 +31,10 @@ struct rundir {
 	int launcher_fd;             /* raw/launcher/ */
 	struct raw_control *control; /* raw/control, mapped shared */
 	size_t control_len;
+	/* raw/launcher/switches.raw: each switch of `recording`, so the parse
+	 * knows when recording began in processes whose agents saw it only
+	 * as a changed page. */
+	struct raw_writer switches;
 };
 
 /* "<host>_<pid>_<YYYYmmddHHMMSSmmm>_prof" for wall time `real_ns` (local

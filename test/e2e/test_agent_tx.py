@@ -163,5 +163,26 @@ class PythonApi(ProfTestCase):
         self.assertIn("2 threads x 10 iterations", out.stdout)
 
 
+class DelayDuration(ProfTestCase):
+    def test_window_records_a_contiguous_run_of_steps(self):
+        demo = os.path.join(os.environ["PROF_BUILD"], "examples", "train_demo")
+        run = self.prof_run([demo, "80"], "--delay", "0.08", "--duration", "0.08")
+        self.assertEqual(run.rc, 0, run.stderr)
+        trace = run.trace()
+        steps = sorted(int(e["name"].split("#")[1]) for e in events(trace, ph="X")
+                       if e["name"].startswith("ProfilerStep#"))
+        self.assertTrue(steps, "no step recorded in the window")
+        self.assertEqual(steps, list(range(steps[0], steps[-1] + 1)))
+        self.assertGreater(steps[0], 1, "recording began before the delay")
+        self.assertLess(steps[-1], 80, "recording went on past the duration")
+        # nothing recorded outside the window: every range lies in [first step start - 1 step, end]
+        first = min(span(e)[0] for e in events(trace, ph="X") if e["name"].startswith("ProfilerStep#"))
+        last = max(span(e)[1] for e in events(trace, ph="X") if e["name"].startswith("ProfilerStep#"))
+        for e in events(trace, ph="X", cat="user_annotation"):
+            s, t = span(e)
+            self.assertGreaterEqual(s, first - 10000, e)
+            self.assertLessEqual(t, last + 10000, e)
+
+
 if __name__ == "__main__":
     unittest.main()
