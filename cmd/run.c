@@ -524,6 +524,7 @@ static int run_program(struct run_ctx *r)
 	run_loop(r);
 	sampler_stop(r->sampler);
 	r->sampler = NULL;
+	rundir_finish(&r->rd);
 	spawn_tty_take_back(&r->child);
 	sig_teardown(&r->sig);
 	int code, sig;

@@ -127,6 +127,21 @@ static int merge_all(struct run *u, struct parse_model *m)
 	return 0;
 }
 
+/* exec replaces the image without running its destructors, so streams of
+ * an image that a later image of the same pid followed ended by exec, not
+ * by a crash. */
+static int ended_by_exec(const struct run *u, const struct parse_src *src)
+{
+	if (src->launcher)
+		return 0;
+	for (size_t i = 0; i < u->nstreams; i++) {
+		const struct parse_src *o = u->streams[i].src;
+		if (!o->launcher && o->pid == src->pid && o->n > src->n)
+			return 1;
+	}
+	return 0;
+}
+
 static void tally(struct run *u, const struct parse_model *m)
 {
 	struct parse_report *r = u->r;
@@ -138,7 +153,8 @@ static void tally(struct run *u, const struct parse_model *m)
 		r->skipped_bytes += f->st.skipped_bytes;
 		r->bad_records += f->st.bad_records;
 		r->unnamed_records += f->st.unnamed_records;
-		r->unclosed_streams += !(f->hdr.flags & RAW_FILE_CLOSED);
+		r->unclosed_streams += !(f->hdr.flags & RAW_FILE_CLOSED) &&
+				       !ended_by_exec(u, u->streams[i].src);
 		if (f->st.unknown_records)
 			fprintf(u->o->log, "prof parse: %s: %" PRIu64 " records of types this "
 				"prof does not know were skipped (written by a newer prof?)\n",
@@ -192,7 +208,8 @@ static void say_unclosed(const struct run *u)
 {
 	if (u->r->unclosed_streams)
 		fprintf(u->o->log, "prof parse: %" PRIu64 " of %zu streams ended without close "
-			"(process crashed or was killed); their committed records were read\n",
+			"(the process crashed, was killed, or left by _exit); their committed records "
+			"were read\n",
 			u->r->unclosed_streams, u->nstreams);
 }
 

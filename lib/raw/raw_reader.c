@@ -60,7 +60,8 @@ int raw_header_check(const struct raw_file_header *h, uint64_t file_size,
 		why_set(why, n, "unknown clock %u", h->clock);
 		return -1;
 	}
-	if (h->kind != RAW_STREAM_THREAD && h->kind != RAW_STREAM_HOST) {
+	if (h->kind != RAW_STREAM_THREAD && h->kind != RAW_STREAM_HOST &&
+	    h->kind != RAW_STREAM_LAUNCHER) {
 		why_set(why, n, "unknown stream kind %u", h->kind);
 		return -1;
 	}

@@ -238,10 +238,15 @@ void rundir_set_recording(struct rundir *rd, bool on)
 	rundir_switch_note(rd, on);
 }
 
-void rundir_close(struct rundir *rd)
+void rundir_finish(struct rundir *rd)
 {
 	if (rd->switches.hdr)
 		raw_writer_close(&rd->switches);
+}
+
+void rundir_close(struct rundir *rd)
+{
+	rundir_finish(rd);
 	if (rd->control)
 		munmap(rd->control, rd->control_len);
 	int fds[] = { rd->launcher_fd, rd->raw_fd, rd->fd };

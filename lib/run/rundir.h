@@ -57,6 +57,10 @@ int rundir_create(struct rundir *rd, const char *output, const char *name,
 /* Switches recording for the whole tree; bumps the generation on a change. */
 void rundir_set_recording(struct rundir *rd, bool on);
 
+/* The tree is gone: closes the launcher's switch stream so the parse sees
+ * it ended cleanly. rundir_close does it too, for the error paths. */
+void rundir_finish(struct rundir *rd);
+
 void rundir_close(struct rundir *rd);
 
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/agent_env.h"
@@ -153,9 +154,38 @@ static void agent_init(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
 
+static void finish_before_exit(void);
+
 __attribute__((destructor))
 static void agent_fini(void)
 {
-	if (agent.active)
+	finish_before_exit();
+}
+
+/* Shells (dash) and Python's os._exit leave through _exit, which skips
+ * destructors: finish the streams there too, so the parse does not take a
+ * clean exit for a crash. A vfork child shares our memory and must not
+ * touch the parent's streams: its pid differs from ours. */
+static void finish_before_exit(void)
+{
+	if (agent.active && (int)getpid() == agent.pid) {
+		agent.active = 0;
 		agent_threads_finish();
+	}
+}
+
+__attribute__((visibility("default"), noreturn))
+void _exit(int status)
+{
+	finish_before_exit();
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+__attribute__((visibility("default"), noreturn))
+void _Exit(int status)
+{
+	finish_before_exit();
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
 }

@@ -59,6 +59,12 @@ class ProfTestCase(unittest.TestCase):
         if not getattr(self, "_keep", False):
             shutil.rmtree(self.tmp, ignore_errors=True)
 
+    def assertParsedClean(self, run):
+        """The parse read everything: no damage reported, parse.done present."""
+        self.assertNotIn("damaged", run.stderr)
+        self.assertNotIn("skipped", run.stderr)
+        self.assertTrue(os.path.exists(run.output("parse.done")), run.stderr)
+
     def prof_run(self, cmd, *options, env=None, timeout=120, out=None):
         out = out or os.path.join(self.tmp, "out")
         full_env = dict(os.environ)

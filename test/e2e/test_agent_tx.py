@@ -15,6 +15,7 @@ class ThreadsWorkload(ProfTestCase):
         super().setUp()
         self.run = self.prof_run([workload("tx_threads"), str(THREADS), str(ITERS), str(STEPS)])
         self.assertEqual(self.run.rc, 0, self.run.stderr)
+        self.assertParsedClean(self.run)
         self.trace = self.run.trace()
 
     def test_range_counts_and_nesting(self):
@@ -91,6 +92,7 @@ class ForkExec(ProfTestCase):
     def test_both_processes_have_their_events(self):
         run = self.prof_run([workload("tx_fork_exec")])
         self.assertEqual(run.rc, 0, run.stderr)
+        self.assertParsedClean(run)
         trace = run.trace()
         pid_of = {}
         for name in ("parent-before-fork", "parent-after-wait", "child-before-exec", "after-exec"):
@@ -106,6 +108,21 @@ class ForkExec(ProfTestCase):
         self.assertIn(pid_of["after-exec"], procs)
 
 
+class CleanEnds(ProfTestCase):
+    """Leaving by exec or _exit is not a crash: no stream is reported unclosed."""
+
+    def test_shell_exec_and_exit(self):
+        run = self.prof_run(["sh", "-c", "sleep 0.05; exit 5"])
+        self.assertEqual(run.rc, 5, run.stderr)
+        self.assertNotIn("without close", run.stderr)
+        self.assertParsedClean(run)
+
+    def test_python_os_exit(self):
+        run = self.prof_run([PYTHON, "-c", "import os; os._exit(3)"])
+        self.assertEqual(run.rc, 3, run.stderr)
+        self.assertNotIn("without close", run.stderr)
+
+
 class Crashes(ProfTestCase):
     def marks(self, run):
         return sorted(int(e["name"].split("-")[1]) for e in run.trace()["traceEvents"]
@@ -116,6 +133,7 @@ class Crashes(ProfTestCase):
         run = self.prof_run([workload("tx_crash"), "kill", str(count)])
         self.assertEqual(run.rc, 137, run.stderr)
         self.assertIn("signal 9", run.stderr)
+        self.assertIn("1 of 3 streams ended without close", run.stderr)
         self.assertEqual(self.marks(run), list(range(count)))
 
     def test_segfault_mirrored_and_recovered(self):
@@ -129,6 +147,7 @@ class PythonApi(ProfTestCase):
     def test_python_calls_recorded(self):
         run = self.prof_run([PYTHON, os.path.join(SRC, "test", "workloads", "tx_python.py")])
         self.assertEqual(run.rc, 0, run.stderr)
+        self.assertParsedClean(run)
         self.assertIn("enabled True", run.stdout)
         trace = run.trace()
         xs = collections.Counter(e["name"] for e in events(trace, ph="X", cat="user_annotation"))
@@ -168,6 +187,7 @@ class DelayDuration(ProfTestCase):
         demo = os.path.join(os.environ["PROF_BUILD"], "examples", "train_demo")
         run = self.prof_run([demo, "80"], "--delay", "0.08", "--duration", "0.08")
         self.assertEqual(run.rc, 0, run.stderr)
+        self.assertParsedClean(run)
         trace = run.trace()
         steps = sorted(int(e["name"].split("#")[1]) for e in events(trace, ph="X")
                        if e["name"].startswith("ProfilerStep#"))
