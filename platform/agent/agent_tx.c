@@ -28,20 +28,30 @@ static inline void *begin_record(struct agent_thread *t, uint16_t type, uint32_t
 	return r;
 }
 
-void prof_mark(const char *message)
+/* A record whose payload is one interned name: MARK and RANGE_PUSH share
+ * the layout {u32 id, u32 pad}. Returns 1 when it was written. */
+static inline int record_name(uint16_t type, const char *name)
 {
 	if (!agent_recording())
-		return;
+		return 0;
 	struct agent_thread *t = agent_thread();
 	if (!t)
-		return;
+		return 0;
 	uint64_t ts = agent_ticks();
-	uint32_t id = raw_writer_intern(&t->w, message, ts);
-	struct raw_record *r = begin_record(t, RAW_REC_MARK, REC_SIZE(struct raw_mark), ts);
+	uint32_t id = raw_writer_intern(&t->w, name, ts);
+	struct raw_record *r = begin_record(t, type, REC_SIZE(struct raw_mark), ts);
 	if (!r)
-		return;
+		return 0;
 	*(struct raw_mark *)(r + 1) = (struct raw_mark){ id, 0 };
 	raw_writer_commit(&t->w, REC_SIZE(struct raw_mark));
+	return 1;
+}
+
+_Static_assert(sizeof(struct raw_mark) == sizeof(struct raw_range_push), "one layout");
+
+void prof_mark(const char *message)
+{
+	record_name(RAW_REC_MARK, message);
 }
 
 void prof_range_push(const char *name)
@@ -49,19 +59,8 @@ void prof_range_push(const char *name)
 	uint32_t d = range_depth++;
 	uint64_t bit = d < 64 ? 1ull << d : 0;
 	range_recorded &= ~bit;
-	if (!agent_recording())
-		return;
-	struct agent_thread *t = agent_thread();
-	if (!t)
-		return;
-	uint64_t ts = agent_ticks();
-	uint32_t id = raw_writer_intern(&t->w, name, ts);
-	struct raw_record *r = begin_record(t, RAW_REC_RANGE_PUSH, REC_SIZE(struct raw_range_push), ts);
-	if (!r)
-		return;
-	*(struct raw_range_push *)(r + 1) = (struct raw_range_push){ id, 0 };
-	raw_writer_commit(&t->w, REC_SIZE(struct raw_range_push));
-	range_recorded |= bit;
+	if (record_name(RAW_REC_RANGE_PUSH, name))
+		range_recorded |= bit;
 }
 
 void prof_range_pop(void)
