@@ -12,6 +12,20 @@
 #define PROF_AGENT_CHUNK_KB     "PROF_AGENT_CHUNK_KB"     /* raw chunk size */
 #define PROF_AGENT_ACTIVITIES   "PROF_AGENT_ACTIVITIES"   /* "CPU", "DEVICE", "CPU,DEVICE" */
 #define PROF_AGENT_START_PAUSED "PROF_AGENT_START_PAUSED" /* "1": wait for prof_start() */
+#define PROF_AGENT_SCHEDULE     "PROF_AGENT_SCHEDULE"     /* "skip_first,wait,warmup,active,repeat" */
+#define PROF_AGENT_FW_FLAGS     "PROF_AGENT_FW_FLAGS"     /* PROF_FW_* bits, decimal */
+#define PROF_AGENT_DYNAMIC      "PROF_AGENT_DYNAMIC"      /* "1": record only in --dynamic windows */
+
+/* Framework collection switches, as the agent reports them to the Python
+ * hooks (prof_fw_state) and as the launcher passes them (PROF_AGENT_FW_FLAGS,
+ * raw_control.dyn_flags). */
+#define PROF_FW_RECORDING 0x01u /* the current step is recorded */
+#define PROF_FW_WARMUP    0x02u /* the current step warms up: run collectors, keep nothing */
+#define PROF_FW_OPS       0x04u /* CPU activity: collect framework operators */
+#define PROF_FW_SHAPES    0x08u /* record_shapes */
+#define PROF_FW_STACK     0x10u /* with_stack */
+#define PROF_FW_MEMORY    0x20u /* profile_memory */
+#define PROF_FW_MODULES   0x40u /* with_modules */
 
 /* Where a process image's streams go: <run>/raw/<pid>.<n>/ where n counts
  * the images a pid has had (exec keeps the pid). */

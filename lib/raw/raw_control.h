@@ -18,6 +18,12 @@ struct raw_control {
 	uint32_t version;
 	uint32_t recording;   /* 1: collectors record; 0: paused by the launcher */
 	uint32_t generation;  /* bumped at every change of `recording` */
+	/* --dynamic: the launcher validates each edit of profiler_config.json
+	 * and publishes it here; agents start a window at their next step. */
+	uint32_t dyn_generation; /* bumped for each accepted activation */
+	uint32_t dyn_active;     /* steps to record */
+	uint32_t dyn_flags;      /* PROF_FW_* bits (lib/common/agent_env.h) */
+	uint32_t dyn_pad;
 };
 
 #endif

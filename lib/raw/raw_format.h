@@ -41,6 +41,9 @@ enum raw_stream_kind {
 	RAW_STREAM_THREAD = 1, /* events of one thread of a profiled process */
 	RAW_STREAM_HOST   = 2, /* the launcher's host sampler */
 	RAW_STREAM_LAUNCHER = 3, /* the launcher's own events (recording switches) */
+	RAW_STREAM_FRAMEWORK = 4, /* framework operators converted after the fact
+				   * (from torch.profiler): CLOCK_MONOTONIC, one per
+				   * process image, records in time order per batch */
 };
 
 /* Header flags. */
@@ -107,6 +110,7 @@ enum raw_record_type {
 	RAW_REC_LOST        = 12, /* struct raw_lost */
 	RAW_REC_CLOCK_SYNC  = 13, /* struct raw_clock_pair */
 	RAW_REC_HOST_SAMPLE = 14, /* struct raw_host_sample */
+	RAW_REC_OP          = 15, /* struct raw_op: a framework operator */
 	RAW_REC_TYPE_MAX
 };
 
@@ -144,6 +148,8 @@ enum raw_recording_cause {
 	RAW_CAUSE_START   = 1,   /* recording began (agent start, --delay ended) */
 	RAW_CAUSE_API     = 2,   /* prof_start / prof_stop */
 	RAW_CAUSE_LAUNCHER = 3,  /* --delay / --duration */
+	RAW_CAUSE_SCHEDULE = 4,  /* the schedule's active steps began or ended */
+	RAW_CAUSE_DYNAMIC  = 5,  /* a --dynamic activation began or ended */
 };
 struct raw_recording   { uint32_t on; uint32_t cause; };
 
@@ -162,6 +168,25 @@ struct raw_host_sample {
 	double   sys_cpu_pct;       /* of all CPUs: 100 = machine busy */
 	uint64_t sys_mem_used_bytes;
 	uint64_t sys_mem_avail_bytes;
+};
+
+/* A framework operator, written when its window is flushed: `ts` is its
+ * start, `end` its end, both in the stream's clock. `tid` is the OS thread
+ * id, or the negated framework thread id when the OS id is unknown.
+ * Strings: shapes and types are JSON arrays ("[[64, 128], []]",
+ * "[\"float\", \"\"]"), the stack is frames joined by ';'. */
+#define RAW_OP_BACKWARD 0x1u /* ran in the autograd backward pass */
+struct raw_op {
+	uint64_t end;
+	int32_t  tid;
+	uint32_t name_id;
+	uint32_t shapes_id;      /* 0: not recorded */
+	uint32_t types_id;       /* 0: not recorded */
+	uint32_t stack_id;       /* 0: not recorded */
+	uint32_t flags;          /* RAW_OP_* */
+	int64_t  seq;            /* autograd sequence number, -1 if none */
+	int32_t  fwd_tid;        /* backward ops: the forward op's thread, 0 if none */
+	uint32_t pad;
 };
 
 static inline uint32_t raw_align(uint32_t n)

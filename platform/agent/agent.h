@@ -7,9 +7,14 @@
 
 #include <stdint.h>
 #include "raw/raw_clock.h"
+#include "raw/raw_control.h"
 #include "raw/raw_writer.h"
 
 #define AGENT_DEAD ((struct agent_thread *)1) /* TLS mark of a finished thread */
+
+#define AGENT_OFF_API      0x1u /* prof_stop(), --start-paused */
+#define AGENT_OFF_SCHEDULE 0x2u /* outside the schedule's active steps */
+#define AGENT_OFF_DYNAMIC  0x4u /* --dynamic, outside an activation's window */
 
 struct agent_thread {
 	struct raw_writer w;
@@ -25,7 +30,10 @@ struct agent {
 	uint32_t chunk_size;
 	uint64_t tsc_hz;
 	const volatile uint32_t *control; /* launcher's recording switch */
-	volatile uint32_t local_on;  /* prof_start / prof_stop */
+	const volatile struct raw_control *ctl; /* its page; NULL without the launcher */
+	/* Why this process does not record now: AGENT_OFF_* bits. With the
+	 * launcher's page, the hot path's whole test is two loads. */
+	volatile uint32_t off;
 	int pid;
 	int proc_dirfd;              /* raw/<pid>.<n>/ */
 	int log_fd;
@@ -45,8 +53,19 @@ static inline uint64_t agent_ticks(void)
 
 static inline int agent_recording(void)
 {
-	return agent.local_on & *agent.control;
+	return (agent.off == 0) & *agent.control;
 }
+
+/* Schedule and --dynamic windows (agent_sched.c). */
+void agent_sched_init(void);
+/* Step `n` just ended on thread `t`: decides whether step n+1 records. */
+void agent_sched_step_end(struct agent_thread *t, uint64_t n);
+/* prof_start / prof_stop. */
+void agent_sched_api(uint32_t on);
+void agent_sched_after_fork(void);
+/* The framework stream (agent_fw.c): closed at exit, dropped in a fork child. */
+void agent_fw_finish(void);
+void agent_fw_forget(void);
 
 /* This thread's stream, created on first use; NULL when it cannot be had
  * (agent inert, thread finished, no file). */

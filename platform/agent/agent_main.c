@@ -75,6 +75,7 @@ static void map_control(void)
 		return;
 	}
 	agent.control = &c->recording;
+	agent.ctl = c;
 }
 
 /* Creates raw/<pid>.<n>/ for this process image: exec keeps the pid, so
@@ -112,6 +113,8 @@ static void after_fork_child(void)
 	if (agent.log_fd >= 0)
 		close(agent.log_fd);
 	agent.log_fd = -1;
+	agent_sched_after_fork();
+	agent_fw_forget();
 	agent_threads_forget();
 	if (agent_process_begin((int)getppid()) != 0) {
 		agent.active = 0;
@@ -133,8 +136,7 @@ static void configure(const char *run_dir)
 	agent.chunk_size = (uint32_t)(kb << 10);
 	if (agent.chunk_size < RAW_CHUNK_MIN || agent.chunk_size > RAW_CHUNK_MAX)
 		agent.chunk_size = RAW_CHUNK_DEFAULT;
-	const char *paused = getenv(PROF_AGENT_START_PAUSED);
-	agent.local_on = !(paused && strcmp(paused, "1") == 0);
+	agent_sched_init();
 }
 
 __attribute__((constructor))
@@ -169,8 +171,9 @@ static void agent_fini(void)
 static void finish_before_exit(void)
 {
 	if (agent.active && (int)getpid() == agent.pid) {
-		agent.active = 0;
+		agent_fw_finish();
 		agent_threads_finish();
+		agent.active = 0;
 	}
 }
 

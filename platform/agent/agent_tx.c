@@ -118,29 +118,26 @@ void prof_step(void)
 		return;
 	/* Steps are counted while paused too, so numbers are the program's. */
 	uint64_t n = __atomic_add_fetch(&agent.steps, 1, __ATOMIC_RELAXED);
-	if (!agent_recording())
-		return;
 	struct agent_thread *t = agent_thread();
-	if (!t)
-		return;
-	struct raw_step s = { n };
-	raw_writer_emit(&t->w, RAW_REC_STEP, agent_ticks(), &s, sizeof s);
+	if (t && agent_recording()) {
+		struct raw_step s = { n };
+		raw_writer_emit(&t->w, RAW_REC_STEP, agent_ticks(), &s, sizeof s);
+	}
+	/* After the STEP record: a window that ends here still holds step n. */
+	agent_sched_step_end(t, n);
 }
 
-static void set_recording(uint32_t on)
+void prof_start(void)
 {
-	if (!agent.active || agent.local_on == on)
-		return;
-	agent.local_on = on;
-	struct agent_thread *t = agent_thread();
-	if (!t)
-		return;
-	struct raw_recording r = { on, RAW_CAUSE_API };
-	raw_writer_emit(&t->w, RAW_REC_RECORDING, agent_ticks(), &r, sizeof r);
+	if (agent.active)
+		agent_sched_api(1);
 }
 
-void prof_start(void) { set_recording(1); }
-void prof_stop(void) { set_recording(0); }
+void prof_stop(void)
+{
+	if (agent.active)
+		agent_sched_api(0);
+}
 
 static void add_metadata(const char *key, const char *value, uint32_t flags)
 {

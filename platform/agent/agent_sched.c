@@ -1,0 +1,170 @@
+/*
+ * Which steps record: the schedule (torch.profiler.schedule's semantics,
+ * applied to step index k = step number - 1), --dynamic windows, and
+ * prof_start/prof_stop. Decided once per step boundary, outside the hot
+ * path: the hot path sees only agent.off. Every change of the effective
+ * state is written as a RECORDING record at the boundary, so the parse
+ * knows exactly where each window begins and ends.
+ */
+#include "agent.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/agent_env.h"
+#include "raw/raw_control.h"
+
+enum phase { PH_NONE, PH_WARMUP, PH_RECORD };
+
+static struct {
+	int has_schedule;
+	uint32_t skip_first, wait, warmup, active, repeat;
+	int dynamic;
+	uint32_t base_flags;     /* PROF_FW_* collection switches from the configuration */
+	uint32_t dyn_seen;       /* control page generation acted on */
+	uint64_t dyn_last;       /* last step of the current activation; 0: none yet */
+	uint32_t dyn_flags;
+	enum phase phase;        /* schedule phase of the step in progress */
+	uint32_t windows;        /* recording windows begun in this process */
+	pthread_mutex_t lock;    /* prof_step may come from several threads */
+} sched = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static enum phase sched_phase(uint64_t k)
+{
+	if (!sched.has_schedule)
+		return PH_RECORD;
+	if (k < sched.skip_first)
+		return PH_NONE;
+	k -= sched.skip_first;
+	uint64_t cycle = (uint64_t)sched.wait + sched.warmup + sched.active;
+	if (sched.repeat > 0 && k >= (uint64_t)sched.repeat * cycle)
+		return PH_NONE;
+	uint64_t m = k % cycle;
+	if (m < sched.wait)
+		return PH_NONE;
+	return m < (uint64_t)sched.wait + sched.warmup ? PH_WARMUP : PH_RECORD;
+}
+
+static void parse_schedule(const char *s)
+{
+	unsigned v[5];
+	if (!s || sscanf(s, "%u,%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3], &v[4]) != 5 || v[3] == 0) {
+		if (s)
+			agent_log("%s=\"%s\": not a schedule; recording every step", PROF_AGENT_SCHEDULE, s);
+		return;
+	}
+	sched.has_schedule = 1;
+	sched.skip_first = v[0];
+	sched.wait = v[1];
+	sched.warmup = v[2];
+	sched.active = v[3];
+	sched.repeat = v[4];
+}
+
+/* The off bits that the schedule or --dynamic give step `step` (1-based). */
+static uint32_t window_off(uint64_t step)
+{
+	if (sched.dynamic)
+		return step > sched.dyn_last ? AGENT_OFF_DYNAMIC : 0;
+	sched.phase = sched_phase(step - 1);
+	return sched.phase == PH_RECORD ? 0 : AGENT_OFF_SCHEDULE;
+}
+
+void agent_sched_init(void)
+{
+	const char *paused = getenv(PROF_AGENT_START_PAUSED);
+	const char *dyn = getenv(PROF_AGENT_DYNAMIC);
+	const char *flags = getenv(PROF_AGENT_FW_FLAGS);
+	parse_schedule(getenv(PROF_AGENT_SCHEDULE));
+	sched.dynamic = dyn && strcmp(dyn, "1") == 0;
+	sched.base_flags = flags ? (uint32_t)strtoul(flags, NULL, 10) : 0;
+	agent.off = window_off(1);
+	if (paused && strcmp(paused, "1") == 0)
+		agent.off |= AGENT_OFF_API;
+	sched.windows = agent.off == 0;
+}
+
+/* Sets the bits of `mask` to `bits`; writes a RECORDING record on `t`
+ * when that switches the process on or off. Called with the lock held. */
+static void set_off(struct agent_thread *t, uint32_t mask, uint32_t bits, uint32_t cause)
+{
+	uint32_t before = agent.off, after = (before & ~mask) | bits;
+	if (before == after)
+		return;
+	agent.off = after;
+	if (!before == !after)
+		return;
+	if (!after)
+		sched.windows++;
+	if (t) {
+		struct raw_recording r = { !after, cause };
+		raw_writer_emit(&t->w, RAW_REC_RECORDING, agent_ticks(), &r, sizeof r);
+	}
+}
+
+/* A new activation published by the launcher starts at the next step. */
+static void dynamic_poll(uint64_t n)
+{
+	const volatile struct raw_control *c = agent.ctl;
+	if (!c)
+		return;
+	uint32_t gen = c->dyn_generation;
+	if (gen == 0 || gen == sched.dyn_seen)
+		return;
+	sched.dyn_seen = gen;
+	sched.dyn_last = n + c->dyn_active;
+	sched.dyn_flags = c->dyn_flags;
+	agent_log("dynamic activation %u: steps %llu to %llu", gen,
+		  (unsigned long long)n + 1, (unsigned long long)sched.dyn_last);
+}
+
+void agent_sched_step_end(struct agent_thread *t, uint64_t n)
+{
+	pthread_mutex_lock(&sched.lock);
+	if (sched.dynamic)
+		dynamic_poll(n);
+	set_off(t, AGENT_OFF_SCHEDULE | AGENT_OFF_DYNAMIC, window_off(n + 1),
+		sched.dynamic ? RAW_CAUSE_DYNAMIC : RAW_CAUSE_SCHEDULE);
+	pthread_mutex_unlock(&sched.lock);
+}
+
+void agent_sched_api(uint32_t on)
+{
+	struct agent_thread *t = agent_thread();
+	pthread_mutex_lock(&sched.lock);
+	set_off(t, AGENT_OFF_API, on ? 0 : AGENT_OFF_API, RAW_CAUSE_API);
+	pthread_mutex_unlock(&sched.lock);
+}
+
+/* A fork child may have inherited the lock held by a parent thread. */
+void agent_sched_after_fork(void)
+{
+	pthread_mutex_init(&sched.lock, NULL);
+}
+
+/* What prof's Python hooks ask after every step: whether the step in
+ * progress records, or warms up, and with which collectors; the high half
+ * counts the windows begun, so a hook sees a new window even when two are
+ * back to back. Not part of prof_tx.h: an interface between prof's parts. */
+__attribute__((visibility("default")))
+uint64_t prof_fw_state(void)
+{
+	if (!agent.active)
+		return 0;
+	int in_dyn = sched.dynamic && !(agent.off & AGENT_OFF_DYNAMIC);
+	uint32_t f = (in_dyn ? sched.dyn_flags : sched.base_flags) &
+		     (PROF_FW_OPS | PROF_FW_SHAPES | PROF_FW_STACK | PROF_FW_MEMORY | PROF_FW_MODULES);
+	if (agent_recording())
+		f |= PROF_FW_RECORDING;
+	else if (agent.off == AGENT_OFF_SCHEDULE && *agent.control && sched.phase == PH_WARMUP)
+		f |= PROF_FW_WARMUP;
+	return f | (uint64_t)sched.windows << 32;
+}
+
+__attribute__((visibility("default")))
+uint64_t prof_fw_step(void)
+{
+	return agent.active ? __atomic_load_n(&agent.steps, __ATOMIC_RELAXED) + 1 : 0;
+}
