@@ -36,6 +36,7 @@
 #include "parse/parse.h"
 #include "raw/raw_clock.h"
 #include "raw/raw_reader.h"
+#include "run/dynamic.h"
 #include "run/info.h"
 #include "run/rundir.h"
 
@@ -58,7 +59,8 @@ struct run_flag {
 };
 
 enum { OPT_CONFIG = 256, OPT_NO_PARSE, OPT_DELAY, OPT_DURATION, OPT_SAMPLING,
-       OPT_START_PAUSED, OPT_ACTIVITIES };
+       OPT_START_PAUSED, OPT_ACTIVITIES, OPT_SKIP_FIRST, OPT_WAIT, OPT_WARMUP, OPT_ACTIVE,
+       OPT_REPEAT, OPT_RECORD_SHAPES, OPT_WITH_STACK, OPT_DYNAMIC };
 
 static const struct run_flag run_flags[] = {
 	{ "output", 1, 'o', "output_path", NULL, "DIR",
@@ -77,6 +79,22 @@ static const struct run_flag run_flags[] = {
 	  "record nothing until the program calls prof_start()" },
 	{ "activities", 1, OPT_ACTIVITIES, "activities", NULL, "LIST",
 	  "what to record: CPU, DEVICE or CPU,DEVICE (default)" },
+	{ "skip-first", 1, OPT_SKIP_FIRST, "schedule.skip_first", NULL, "N",
+	  "schedule: steps to skip before the first cycle" },
+	{ "wait", 1, OPT_WAIT, "schedule.wait", NULL, "N",
+	  "schedule: steps to wait at the start of each cycle" },
+	{ "warmup", 1, OPT_WARMUP, "schedule.warmup", NULL, "N",
+	  "schedule: steps to warm the collectors up in each cycle" },
+	{ "active", 1, OPT_ACTIVE, "schedule.active", NULL, "N",
+	  "schedule: steps recorded in each cycle (a schedule needs it)" },
+	{ "repeat", 1, OPT_REPEAT, "schedule.repeat", NULL, "N",
+	  "schedule: cycles, 0 for as long as the program steps" },
+	{ "record-shapes", 0, OPT_RECORD_SHAPES, "record_shapes", "true", NULL,
+	  "record operator input shapes and types" },
+	{ "with-stack", 0, OPT_WITH_STACK, "with_stack", "true", NULL,
+	  "record the Python call stack of operators" },
+	{ "dynamic", 1, OPT_DYNAMIC, NULL, NULL, "DIR",
+	  "record only when DIR/profiler_config.json is edited during the run" },
 	{ "help", 0, 'h', NULL, NULL, NULL, "show this help and exit" },
 	{ NULL, 0, 0, NULL, NULL, NULL, NULL },
 };
@@ -85,6 +103,7 @@ static const struct run_flag run_flags[] = {
 
 struct run_args {
 	const char *config_file;
+	const char *dynamic_dir;
 	struct { const struct run_flag *f; const char *value; } set[RUN_MAX_FLAGS];
 	int nset;
 	char **cmd;           /* the program and its arguments */
@@ -106,6 +125,8 @@ struct run_ctx {
 	int status;           /* the direct child's wait status */
 	bool have_status;
 	uint64_t delay_end, duration_end;  /* CLOCK_MONOTONIC ns; 0: none */
+	const char *dynamic_dir;
+	struct dyn_watch dyn;
 };
 
 static void run_usage(FILE *out)
@@ -173,6 +194,8 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
 		}
 		if (c == OPT_CONFIG)
 			a->config_file = optarg;
+		else if (c == OPT_DYNAMIC)
+			a->dynamic_dir = optarg;
 		else if (a->nset < RUN_MAX_FLAGS) {
 			a->set[a->nset].f = f;
 			a->set[a->nset++].value = f->has_arg ? optarg : f->value;
@@ -272,6 +295,18 @@ fail:
 	return -1;
 }
 
+static int run_start_dynamic(struct run_ctx *r)
+{
+	char err[512];
+	if (dyn_start(&r->dyn, r->dynamic_dir, &r->cfg, info_rank(), err, sizeof err)) {
+		fprintf(stderr, "prof: %s\n", err);
+		return -1;
+	}
+	fprintf(stderr, "prof: edit %s to record; activations are logged in %s/%s\n",
+		r->dyn.path, r->dynamic_dir, DYN_LOG_FILE);
+	return 0;
+}
+
 /* The start pair, at least RUN_TSC_GAP_NS after the first one so the two
  * give the agent a usable TSC rate. The run directory was made in between,
  * so the wait is mostly spent already. */
@@ -307,6 +342,8 @@ static int run_setup(struct run_ctx *r)
 		strcpy(r->host, "localhost");
 	if (run_make_dir(r))
 		return 1;
+	if (r->dynamic_dir && run_start_dynamic(r))
+		return 1;
 	r->info = (struct run_info){ .argv = r->cmd, .host = r->host,
 				     .launcher_pid = (int)getpid(), .cfg = &r->cfg,
 				     .clock = r->clock };
@@ -326,16 +363,30 @@ static int run_setup(struct run_ctx *r)
 	return 0;
 }
 
+/* The framework collectors the agent reports to the Python hooks. */
+static uint32_t run_fw_flags(const struct prof_config *c)
+{
+	return (c->activities & CFG_ACT_CPU ? PROF_FW_OPS : 0) |
+	       (c->record_shapes ? PROF_FW_SHAPES : 0) | (c->with_stack ? PROF_FW_STACK : 0) |
+	       (c->profile_memory ? PROF_FW_MEMORY : 0) | (c->with_modules ? PROF_FW_MODULES : 0);
+}
+
 /* 0, or the shell's status when the program could not be executed. */
 static int run_spawn(struct run_ctx *r)
 {
-	char act[32];
+	char act[32], sched[96] = "";
 	run_activities(r->cfg.activities, act, sizeof act);
+	const struct cfg_schedule *s = &r->cfg.schedule;
+	if (s->set)
+		snprintf(sched, sizeof sched, "%u,%u,%u,%u,%u", s->skip_first, s->wait,
+			 s->warmup, s->active, s->repeat);
 	struct spawn_env_opts eo = {
 		.agent_path = r->agent, .python_dir = r->pydir, .run_dir = r->rd.path,
 		.clock = r->clock == RAW_CLOCK_TSC ? "tsc" : "mono",
 		.tsc_hz = r->info.tsc_hz, .activities = act,
 		.start_paused = r->cfg.start_paused,
+		.schedule = sched[0] ? sched : NULL, .fw_flags = run_fw_flags(&r->cfg),
+		.dynamic = r->dynamic_dir != NULL,
 	};
 	char **env = spawn_env_build(environ, &eo);
 	if (!env) {
@@ -372,9 +423,13 @@ static void run_fire_timers(struct run_ctx *r, uint64_t now)
 	}
 }
 
+#define RUN_DYNAMIC_POLL_NS 100000000ull
+
 static struct timespec *run_timeout(const struct run_ctx *r, uint64_t now, struct timespec *ts)
 {
 	uint64_t next = r->delay_end ? r->delay_end : r->duration_end;
+	if (r->dynamic_dir && (!next || next > now + RUN_DYNAMIC_POLL_NS))
+		next = now + RUN_DYNAMIC_POLL_NS;
 	if (!next)
 		return NULL;
 	uint64_t left = next > now ? next - now : 0;
@@ -437,6 +492,8 @@ static void run_loop(struct run_ctx *r)
 		struct pollfd pfd = { .fd = r->sig.fd, .events = POLLIN };
 		ppoll(&pfd, 1, run_timeout(r, now, &ts), NULL);
 		run_fire_timers(r, raw_clock_ns(CLOCK_MONOTONIC));
+		if (r->dynamic_dir)
+			dyn_poll(&r->dyn, r->rd.control);
 		int sig;
 		while ((sig = sig_next(&r->sig)) > 0)
 			if (sig_is_forwarded(sig))
@@ -536,6 +593,7 @@ static int run_program(struct run_ctx *r)
 
 static void run_free(struct run_ctx *r)
 {
+	dyn_stop(&r->dyn);
 	rundir_close(&r->rd);
 	free(r->exe);
 	free(r->agent);
@@ -552,6 +610,7 @@ int cmd_run(int argc, char **argv)
 	struct run_ctx r;
 	memset(&r, 0, sizeof r);
 	r.cmd = a.cmd;
+	r.dynamic_dir = a.dynamic_dir;
 	r.sig.fd = -1;
 	r.rd.fd = r.rd.raw_fd = r.rd.launcher_fd = -1;
 	/* The first of the two pairs that estimate the TSC rate: the setup

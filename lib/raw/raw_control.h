@@ -23,7 +23,7 @@ struct raw_control {
 	uint32_t dyn_generation; /* bumped for each accepted activation */
 	uint32_t dyn_active;     /* steps to record */
 	uint32_t dyn_flags;      /* PROF_FW_* bits (lib/common/agent_env.h) */
-	uint32_t dyn_pad;
+	uint32_t dyn_start_step; /* first step to record; 0: the next one */
 };
 
 #endif

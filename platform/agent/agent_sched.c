@@ -24,7 +24,8 @@ static struct {
 	int dynamic;
 	uint32_t base_flags;     /* PROF_FW_* collection switches from the configuration */
 	uint32_t dyn_seen;       /* control page generation acted on */
-	uint64_t dyn_last;       /* last step of the current activation; 0: none yet */
+	uint64_t dyn_first;      /* steps of the current activation; 0, 0: none yet */
+	uint64_t dyn_last;
 	uint32_t dyn_flags;
 	enum phase phase;        /* schedule phase of the step in progress */
 	uint32_t windows;        /* recording windows begun in this process */
@@ -67,7 +68,7 @@ static void parse_schedule(const char *s)
 static uint32_t window_off(uint64_t step)
 {
 	if (sched.dynamic)
-		return step > sched.dyn_last ? AGENT_OFF_DYNAMIC : 0;
+		return step >= sched.dyn_first && step <= sched.dyn_last ? 0 : AGENT_OFF_DYNAMIC;
 	sched.phase = sched_phase(step - 1);
 	return sched.phase == PH_RECORD ? 0 : AGENT_OFF_SCHEDULE;
 }
@@ -114,10 +115,12 @@ static void dynamic_poll(uint64_t n)
 	if (gen == 0 || gen == sched.dyn_seen)
 		return;
 	sched.dyn_seen = gen;
-	sched.dyn_last = n + c->dyn_active;
+	uint64_t start = c->dyn_start_step;
+	sched.dyn_first = start > n ? start : n + 1;
+	sched.dyn_last = sched.dyn_first + c->dyn_active - 1;
 	sched.dyn_flags = c->dyn_flags;
 	agent_log("dynamic activation %u: steps %llu to %llu", gen,
-		  (unsigned long long)n + 1, (unsigned long long)sched.dyn_last);
+		  (unsigned long long)sched.dyn_first, (unsigned long long)sched.dyn_last);
 }
 
 void agent_sched_step_end(struct agent_thread *t, uint64_t n)

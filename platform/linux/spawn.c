@@ -112,14 +112,18 @@ void spawn_env_free(char **env)
 /* Appends the launcher's own variables; returns the new count or -1. */
 static int spawn_env_add_agent(char **env, int n, const struct spawn_env_opts *o)
 {
-	char hz[64];
+	char hz[64], fw[16];
 	snprintf(hz, sizeof hz, "%.0f", o->tsc_hz);
+	snprintf(fw, sizeof fw, "%u", o->fw_flags);
 	const char *pairs[][2] = {
 		{ "PROF_AGENT_RUN_DIR", o->run_dir },
 		{ "PROF_AGENT_CLOCK", o->clock },
 		{ "PROF_AGENT_TSC_HZ", o->tsc_hz > 0 ? hz : NULL },
 		{ "PROF_AGENT_ACTIVITIES", o->activities },
 		{ "PROF_AGENT_START_PAUSED", o->start_paused ? "1" : NULL },
+		{ "PROF_AGENT_SCHEDULE", o->schedule },
+		{ "PROF_AGENT_FW_FLAGS", fw },
+		{ "PROF_AGENT_DYNAMIC", o->dynamic ? "1" : NULL },
 	};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
 		if (!pairs[i][1])
@@ -136,7 +140,7 @@ char **spawn_env_build(char *const *base, const struct spawn_env_opts *o)
 	size_t nbase = 0;
 	while (base && base[nbase])
 		nbase++;
-	char **env = calloc(nbase + 8, sizeof *env);
+	char **env = calloc(nbase + 12, sizeof *env);
 	if (!env)
 		return NULL;
 	int n = 0;

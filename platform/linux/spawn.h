@@ -10,6 +10,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -29,6 +30,9 @@ struct spawn_env_opts {
 	double tsc_hz;             /* 0: not passed */
 	const char *activities;    /* "CPU,DEVICE" */
 	bool start_paused;
+	const char *schedule;      /* "skip_first,wait,warmup,active,repeat"; NULL: none */
+	uint32_t fw_flags;         /* PROF_FW_* collection switches */
+	bool dynamic;              /* record only in --dynamic windows */
 };
 
 /* The child's environment: `base` (NULL-terminated, usually environ) with

@@ -149,11 +149,14 @@ static void test_env_fresh(void)
 	CHECK_STR(spawn_env_get(env, "PROF_AGENT_TSC_HZ"), "2900000000");
 	CHECK_STR(spawn_env_get(env, "PROF_AGENT_ACTIVITIES"), "CPU,DEVICE");
 	CHECK(spawn_env_get(env, "PROF_AGENT_START_PAUSED") == NULL);
+	CHECK(spawn_env_get(env, "PROF_AGENT_SCHEDULE") == NULL);
+	CHECK(spawn_env_get(env, "PROF_AGENT_DYNAMIC") == NULL);
+	CHECK_STR(spawn_env_get(env, "PROF_AGENT_FW_FLAGS"), "0");
 	/* The user's variables pass unchanged and in their order. */
 	CHECK_STR(env[0], "HOME=/h");
 	CHECK_STR(env[1], "PATH=/bin");
 	CHECK_STR(env[2], "X=PROF_AGENT_RUN_DIR=kept");
-	CHECK(env_count(env, "") == 3 + 2 + 4);
+	CHECK(env_count(env, "") == 3 + 2 + 5);
 	spawn_env_free(env);
 }
 

@@ -1,0 +1,268 @@
+#include "run/dynamic.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "common/agent_env.h"
+#include "common/fsutil.h"
+
+__attribute__((format(printf, 2, 3)))
+static void dyn_log(struct dyn_watch *w, const char *fmt, ...)
+{
+	if (!w->log)
+		return;
+	char stamp[32];
+	time_t now = time(NULL);
+	strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", localtime(&now));
+	fprintf(w->log, "%s ", stamp);
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(w->log, fmt, ap);
+	va_end(ap);
+	fputc('\n', w->log);
+	fflush(w->log);
+}
+
+static char *dyn_template(const struct prof_config *cfg)
+{
+	cJSON *t = cJSON_CreateObject();
+	cJSON *act = cJSON_AddArrayToObject(t, "activities");
+	if (cfg->activities & CFG_ACT_CPU)
+		cJSON_AddItemToArray(act, cJSON_CreateString("CPU"));
+	if (cfg->activities & CFG_ACT_DEVICE)
+		cJSON_AddItemToArray(act, cJSON_CreateString("DEVICE"));
+	cJSON_AddStringToObject(t, "prof_dir", cfg->output_path);
+	cJSON_AddBoolToObject(t, "analyse", cfg->analyse);
+	cJSON_AddBoolToObject(t, "record_shapes", cfg->record_shapes);
+	cJSON_AddBoolToObject(t, "profile_memory", cfg->profile_memory);
+	cJSON_AddBoolToObject(t, "with_stack", cfg->with_stack);
+	cJSON_AddBoolToObject(t, "with_flops", false);
+	cJSON_AddBoolToObject(t, "with_modules", cfg->with_modules);
+	cJSON_AddNumberToObject(t, "active", 1);
+	cJSON_AddNumberToObject(t, "warmup", 0);
+	cJSON_AddNumberToObject(t, "start_step", 0);
+	cJSON_AddBoolToObject(t, "is_rank", false);
+	cJSON_AddArrayToObject(t, "rank_list");
+	char *s = cJSON_Print(t);
+	cJSON_Delete(t);
+	return s;
+}
+
+static int dyn_remember(struct dyn_watch *w)
+{
+	struct stat st;
+	if (stat(w->path, &st) != 0)
+		return -errno;
+	w->dev = st.st_dev;
+	w->ino = st.st_ino;
+	w->mtime = st.st_mtim;
+	w->size = st.st_size;
+	return 0;
+}
+
+int dyn_start(struct dyn_watch *w, const char *dir, const struct prof_config *cfg,
+	      long rank, char *err, size_t errlen)
+{
+	memset(w, 0, sizeof *w);
+	w->rank = rank;
+	int rc = fs_mkdir_p(dir);
+	w->dir = strdup(dir);
+	w->path = fs_join(dir, DYN_CONFIG_FILE);
+	char *logpath = fs_join(dir, DYN_LOG_FILE);
+	char *text = dyn_template(cfg);
+	if (!rc && (!w->dir || !w->path || !logpath || !text))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = fs_write_atomic(w->path, text, strlen(text));
+	if (!rc && !(w->log = fopen(logpath, "ae")))
+		rc = -errno;
+	if (!rc)
+		rc = dyn_remember(w);
+	if (rc)
+		snprintf(err, errlen, "--dynamic %s: cannot write %s: %s", dir,
+			 w->path ? w->path : DYN_CONFIG_FILE, strerror(-rc));
+	else
+		dyn_log(w, "waiting for edits of %s", w->path);
+	free(logpath);
+	free(text);
+	if (rc)
+		dyn_stop(w);
+	return rc ? -1 : 0;
+}
+
+static const char *const dyn_bools[] = {
+	"analyse", "record_shapes", "profile_memory", "with_stack", "with_flops",
+	"with_modules", "is_rank", NULL };
+static const char *const dyn_uints[] = { "active", "warmup", "start_step", NULL };
+
+static int dyn_in(const char *const *list, const char *key)
+{
+	for (; *list; list++)
+		if (strcmp(*list, key) == 0)
+			return 1;
+	return 0;
+}
+
+__attribute__((format(printf, 3, 4)))
+static int dyn_fail(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int dyn_check_key(const cJSON *v, char *why, size_t len)
+{
+	const char *k = v->string;
+	if (dyn_in(dyn_bools, k) && !cJSON_IsBool(v))
+		return dyn_fail(why, len, "key \"%s\": expected true or false", k);
+	if (dyn_in(dyn_uints, k) && (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
+				     v->valuedouble > 1e6 || v->valuedouble != floor(v->valuedouble)))
+		return dyn_fail(why, len, "key \"%s\": expected an integer from 0 to 1000000", k);
+	if (strcmp(k, "prof_dir") == 0 && !cJSON_IsString(v))
+		return dyn_fail(why, len, "key \"prof_dir\": expected a string");
+	if ((strcmp(k, "activities") == 0 || strcmp(k, "rank_list") == 0) && !cJSON_IsArray(v))
+		return dyn_fail(why, len, "key \"%s\": expected an array", k);
+	if (!dyn_in(dyn_bools, k) && !dyn_in(dyn_uints, k) && strcmp(k, "prof_dir") &&
+	    strcmp(k, "activities") && strcmp(k, "rank_list") && strcmp(k, "experimental_config"))
+		return dyn_fail(why, len, "unknown key \"%s\"", k);
+	return 0;
+}
+
+static int dyn_activities(const cJSON *a, uint32_t *flags, char *why, size_t len)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, a) {
+		if (!cJSON_IsString(e))
+			return dyn_fail(why, len, "key \"activities\": expected strings");
+		const char *s = e->valuestring;
+		if (strcasecmp(s, "CPU") == 0)
+			*flags |= PROF_FW_OPS;
+		else if (strcasecmp(s, "DEVICE") && strcasecmp(s, "NPU") && strcasecmp(s, "CUDA") &&
+			 strcasecmp(s, "GPU"))
+			return dyn_fail(why, len, "key \"activities\": unknown value \"%.40s\"", s);
+	}
+	return 0;
+}
+
+static int dyn_rank_listed(const cJSON *list, long rank)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, list)
+		if (cJSON_IsNumber(e) && (long)e->valuedouble == rank)
+			return 1;
+	return 0;
+}
+
+static int dyn_fill(const cJSON *root, long rank, struct dyn_request *out, char *why, size_t len)
+{
+	const cJSON *v;
+	cJSON_ArrayForEach(v, root)
+		if (dyn_check_key(v, why, len))
+			return -1;
+	const cJSON *act = cJSON_GetObjectItemCaseSensitive(root, "activities");
+	out->flags = act ? 0 : PROF_FW_OPS;
+	if (act && dyn_activities(act, &out->flags, why, len))
+		return -1;
+	static const struct { const char *key; uint32_t bit; } bits[] = {
+		{ "record_shapes", PROF_FW_SHAPES }, { "with_stack", PROF_FW_STACK },
+		{ "profile_memory", PROF_FW_MEMORY }, { "with_modules", PROF_FW_MODULES } };
+	for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, bits[i].key)))
+			out->flags |= bits[i].bit;
+	v = cJSON_GetObjectItemCaseSensitive(root, "active");
+	out->active = v ? (uint32_t)v->valuedouble : 1;
+	if (out->active == 0)
+		return dyn_fail(why, len, "key \"active\": must be at least 1");
+	v = cJSON_GetObjectItemCaseSensitive(root, "start_step");
+	out->start_step = v ? (uint32_t)v->valuedouble : 0;
+	out->for_this_rank = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "is_rank")) ||
+		(rank >= 0 && dyn_rank_listed(cJSON_GetObjectItemCaseSensitive(root, "rank_list"), rank));
+	return 0;
+}
+
+int dyn_parse(const char *text, long rank, struct dyn_request *out, char *why, size_t len)
+{
+	memset(out, 0, sizeof *out);
+	cJSON *root = cJSON_Parse(text);
+	if (!root) {
+		const char *at = cJSON_GetErrorPtr();
+		return dyn_fail(why, len, "invalid JSON near byte %ld",
+				at && at >= text ? (long)(at - text) : 0L);
+	}
+	int rc = cJSON_IsObject(root) ? dyn_fill(root, rank, out, why, len)
+				       : dyn_fail(why, len, "expected a JSON object");
+	cJSON_Delete(root);
+	return rc;
+}
+
+static int dyn_changed(struct dyn_watch *w)
+{
+	struct stat st;
+	if (stat(w->path, &st) != 0)
+		return 0;   /* mid-rename, or removed: wait for it */
+	return st.st_ino != w->ino || st.st_dev != w->dev || st.st_size != w->size ||
+	       st.st_mtim.tv_sec != w->mtime.tv_sec || st.st_mtim.tv_nsec != w->mtime.tv_nsec;
+}
+
+static void dyn_publish(struct dyn_watch *w, struct raw_control *ctl, const struct dyn_request *q)
+{
+	ctl->dyn_active = q->active;
+	ctl->dyn_flags = q->flags;
+	ctl->dyn_start_step = q->start_step;
+	/* Agents read the request after they see the new generation. */
+	__atomic_store_n(&ctl->dyn_generation, ++w->activations, __ATOMIC_RELEASE);
+	char from[32] = "the next step";
+	if (q->start_step)
+		snprintf(from, sizeof from, "step %u", q->start_step);
+	dyn_log(w, "activation %u: recording %u step%s from %s%s%s%s", w->activations,
+		q->active, q->active == 1 ? "" : "s", from,
+		q->flags & PROF_FW_OPS ? ", operators" : "",
+		q->flags & PROF_FW_SHAPES ? ", shapes" : "",
+		q->flags & PROF_FW_STACK ? ", stacks" : "");
+}
+
+int dyn_poll(struct dyn_watch *w, struct raw_control *ctl)
+{
+	if (!w->path || !dyn_changed(w))
+		return 0;
+	char *text = NULL;
+	int rc = fs_read_file(w->path, &text, NULL);
+	dyn_remember(w);
+	if (rc) {
+		dyn_log(w, "edit ignored: cannot read %s: %s", w->path, strerror(-rc));
+		return 0;
+	}
+	struct dyn_request q;
+	char why[256];
+	int ok = dyn_parse(text, w->rank, &q, why, sizeof why) == 0;
+	free(text);
+	if (!ok) {
+		dyn_log(w, "edit ignored: %s: %s", w->path, why);
+		return 0;
+	}
+	if (!q.for_this_rank) {
+		dyn_log(w, "edit ignored: rank %ld is not in rank_list", w->rank);
+		return 0;
+	}
+	if (ctl)
+		dyn_publish(w, ctl, &q);
+	return 1;
+}
+
+void dyn_stop(struct dyn_watch *w)
+{
+	if (w->log)
+		fclose(w->log);
+	free(w->dir);
+	free(w->path);
+	memset(w, 0, sizeof *w);
+}

@@ -1,0 +1,56 @@
+/*
+ * --dynamic DIR: recording switched on while the job runs by editing
+ * DIR/profiler_config.json (the Ascend dynamic_profile shape). The launcher
+ * writes the template, watches the file, validates each edit and publishes
+ * an accepted one on the control page; every agent starts its window at its
+ * next step. Accepted and rejected edits are logged in DIR/prof_dynamic.log.
+ */
+#ifndef PROF_DYNAMIC_H
+#define PROF_DYNAMIC_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "config/config.h"
+#include "raw/raw_control.h"
+
+#define DYN_CONFIG_FILE "profiler_config.json"
+#define DYN_LOG_FILE    "prof_dynamic.log"
+
+struct dyn_watch {
+	char *dir;
+	char *path;                /* DIR/profiler_config.json */
+	FILE *log;
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	off_t size;
+	uint32_t activations;
+	long rank;                 /* this job's rank, -1 if none: for rank_list */
+};
+
+/* What an accepted edit asks for. */
+struct dyn_request {
+	uint32_t active;           /* steps */
+	uint32_t start_step;       /* 0: the next step */
+	uint32_t flags;            /* PROF_FW_* */
+	int for_this_rank;         /* 0 when is_rank excludes this rank */
+};
+
+/* Creates DIR (0750) and writes the template from `cfg`, opens the log.
+ * 0, or -1 with `err` naming the path. */
+int dyn_start(struct dyn_watch *w, const char *dir, const struct prof_config *cfg,
+	      long rank, char *err, size_t errlen);
+
+/* Checks the file; when it changed, validates it and, if it is good,
+ * publishes it on `ctl`. Returns 1 for a published activation, 0 for no
+ * change or a rejected edit (logged). Never fails the run. */
+int dyn_poll(struct dyn_watch *w, struct raw_control *ctl);
+
+/* Parses and checks one edit. 0, or -1 with the reason in `why`. */
+int dyn_parse(const char *text, long rank, struct dyn_request *out, char *why, size_t len);
+
+void dyn_stop(struct dyn_watch *w);
+
+#endif

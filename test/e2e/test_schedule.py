@@ -1,0 +1,140 @@
+"""Which steps record: schedules (torch.profiler.schedule semantics), the
+annotation API's start/stop, and --dynamic activations, with a C program so
+they are tested without any framework."""
+import json
+import os
+import time
+import subprocess
+
+from proftest import PROF, ProfTestCase, Run, events, workload
+
+import unittest
+
+
+def recorded_steps(trace):
+    return sorted(int(e["name"].split("#")[1]) for e in events(trace, ph="X")
+                  if e["name"].startswith("ProfilerStep#"))
+
+
+def ticks(trace):
+    return sorted(int(e["name"].split("-")[1]) for e in events(trace, ph="i")
+                  if e["name"].startswith("tick-"))
+
+
+class Schedules(ProfTestCase):
+    def check(self, steps, options, expected, extra=()):
+        run = self.prof_run([workload("tx_steps"), str(steps), "1", *extra], *options)
+        self.assertEqual(run.rc, 0, run.stderr)
+        self.assertParsedClean(run)
+        trace = run.trace()
+        self.assertEqual(recorded_steps(trace), expected, run.stderr)
+        # nothing of the other steps: each step marks "tick-<n>" once
+        self.assertEqual(ticks(trace), expected)
+        rows = run.csv_rows("step_trace_time.csv")
+        self.assertEqual([int(r[1]) for r in rows[1:]], expected)
+        return run
+
+    def test_no_schedule_records_every_step(self):
+        self.check(6, [], [1, 2, 3, 4, 5, 6])
+
+    def test_wait_warmup_active_repeat(self):
+        self.check(10, ["--wait", "1", "--warmup", "1", "--active", "2", "--repeat", "2"],
+                   [3, 4, 7, 8])
+
+    def test_skip_first_one_cycle(self):
+        self.check(10, ["--skip-first", "2", "--active", "3", "--repeat", "1"], [3, 4, 5])
+
+    def test_repeat_zero_cycles_forever(self):
+        self.check(9, ["--wait", "2", "--active", "1"], [3, 6, 9])
+
+    def test_schedule_from_config_json(self):
+        run = self.prof_run([workload("tx_steps"), "8", "1"],
+                            env={"PROF_OPTIONS": json.dumps(
+                                {"schedule": {"wait": 1, "active": 2}})})
+        self.assertEqual(run.rc, 0, run.stderr)
+        self.assertEqual(recorded_steps(run.trace()), [2, 3, 5, 6, 8])
+
+    def test_start_paused_with_api(self):
+        # prof_start when step 4 begins, prof_stop when step 7 begins
+        self.check(9, ["--start-paused"], [4, 5, 6], extra=["4", "7"])
+
+    def test_api_and_schedule_both_gate(self):
+        # schedule records 2,3 / 5,6 / 8,9; the API window is steps 4..6
+        self.check(9, ["--start-paused", "--wait", "1", "--active", "2"], [5, 6], extra=["4", "7"])
+
+    def test_schedule_needs_active(self):
+        run = self.prof_run([workload("tx_steps"), "2", "1"], "--wait", "1")
+        self.assertEqual(run.rc, 2)
+        self.assertIn("schedule.active", run.stderr)
+
+
+class Dynamic(ProfTestCase):
+    def start(self, steps, ms):
+        self.dyn = os.path.join(self.tmp, "dyn")
+        out = os.path.join(self.tmp, "out")
+        self.proc = subprocess.Popen(
+            [PROF, "run", "-o", out, "--dynamic", self.dyn, "--",
+             workload("tx_steps"), str(steps), str(ms)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.cfg = os.path.join(self.dyn, "profiler_config.json")
+        for _ in range(200):
+            if os.path.exists(self.cfg):
+                break
+            time.sleep(0.01)
+        with open(self.cfg) as f:
+            self.template = json.load(f)
+        return out
+
+    def finish(self, out):
+        stdout, stderr = self.proc.communicate(timeout=60)
+        done = subprocess.CompletedProcess(self.proc.args, self.proc.returncode, stdout, stderr)
+        return Run(done, out)
+
+    def log(self):
+        with open(os.path.join(self.dyn, "prof_dynamic.log")) as f:
+            return f.read()
+
+    def test_template_shape(self):
+        out = self.start(5, 1)
+        run = self.finish(out)
+        self.assertEqual(run.rc, 0, run.stderr)
+        for key in ("activities", "prof_dir", "analyse", "record_shapes", "profile_memory",
+                    "with_stack", "active", "start_step"):
+            self.assertIn(key, self.template)
+        self.assertEqual(recorded_steps(run.trace()), [], "recorded without an activation")
+
+    def test_edit_activates_exactly_active_steps(self):
+        out = self.start(60, 20)
+        time.sleep(0.3)
+        edit = dict(self.template, active=3)
+        with open(self.cfg + ".new", "w") as f:
+            json.dump(edit, f)
+        os.rename(self.cfg + ".new", self.cfg)
+        run = self.finish(out)
+        self.assertEqual(run.rc, 0, run.stderr)
+        steps = recorded_steps(run.trace())
+        self.assertEqual(len(steps), 3, steps)
+        self.assertEqual(steps, list(range(steps[0], steps[0] + 3)))
+        self.assertGreater(steps[0], 2)
+        self.assertEqual(ticks(run.trace()), steps)
+        self.assertIn("activation 1: recording 3 steps", self.log())
+
+    def test_invalid_edit_is_logged_and_ignored(self):
+        out = self.start(60, 10)
+        time.sleep(0.1)
+        with open(self.cfg, "w") as f:
+            f.write('{"active": "three"')
+        time.sleep(0.25)
+        with open(self.cfg, "w") as f:
+            json.dump(dict(self.template, active=0), f)
+        run = self.finish(out)
+        self.assertEqual(run.rc, 0, run.stderr)
+        log = self.log()
+        self.assertIn("edit ignored", log)
+        self.assertIn("invalid JSON", log)
+        self.assertIn('"active": must be at least 1', log)
+        self.assertEqual(recorded_steps(run.trace()), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
