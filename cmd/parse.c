@@ -36,8 +36,8 @@ static void parse_usage(FILE *out)
 static void summary(const char *dir, enum parse_status st, const struct parse_report *r)
 {
 	printf("prof parse: %s: %" PRIu64 " streams, %" PRIu64 " records, %" PRIu64
-	       " steps, %" PRIu64 " trace events", dir, r->streams, r->records, r->steps,
-	       r->events_written);
+	       " steps, %" PRIu64 " operators, %" PRIu64 " trace events", dir, r->streams,
+	       r->records, r->steps, r->ops, r->events_written);
 	if (r->lost)
 		printf(", %" PRIu64 " records lost while recording", r->lost);
 	if (st == PARSE_DAMAGED)

@@ -34,6 +34,9 @@ struct parse_report {
 	uint64_t unmatched;        /* range pops/ends without a push/start */
 	uint64_t unfinished;       /* ranges still open at the end, closed there */
 	uint64_t host_samples;
+	uint64_t ops;              /* framework operators written */
+	uint64_t ops_clamped;      /* ops cut at their parent's end or a step boundary */
+	uint64_t windows;          /* recording windows */
 };
 
 enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,

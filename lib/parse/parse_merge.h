@@ -3,7 +3,9 @@
  * keyed by their current record's time (ties: stream order), so memory is
  * one entry per stream whatever the length of the run. A stream's end is
  * an item of the merge too, at the stream's last moment, so whoever closes
- * what a stream left open does it in time order.
+ * what a stream left open does it in time order. At the same ns, records
+ * of framework streams (operators, stamped with their start) come after
+ * the others', so an op that starts at a step boundary is seen after it.
  */
 #ifndef PROF_PARSE_MERGE_H
 #define PROF_PARSE_MERGE_H
@@ -16,6 +18,7 @@ struct merge_item {
 	uint64_t key;
 	size_t order;
 	int ended;
+	int fw;             /* a framework stream: after the others at the same ns */
 	struct parse_stream *s;
 };
 

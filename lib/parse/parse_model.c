@@ -26,16 +26,26 @@ static struct model_proc *proc_of(struct parse_model *m, const struct parse_stre
 	p->n = s->src->n;
 	p->first_ns = p->last_ns = p->step_from = s->open_ns;
 	p->recording = 1;
-	copy_name(p->comm, s->file.hdr.comm);
+	p->step_tid = p->pid;
+	if (s->file.hdr.kind == RAW_STREAM_THREAD)
+		copy_name(p->comm, s->file.hdr.comm);
 	m->procs[m->nprocs++] = p;
 	return p;
 }
 
-struct model_thread *model_thread_of(struct model_proc *p, int32_t tid)
+struct model_thread *model_thread_find(struct model_proc *p, int32_t tid)
 {
 	for (size_t i = 0; i < p->nthreads; i++)
 		if (p->threads[i]->tid == tid)
 			return p->threads[i];
+	return NULL;
+}
+
+struct model_thread *model_thread_of(struct model_proc *p, int32_t tid)
+{
+	struct model_thread *found = model_thread_find(p, tid);
+	if (found)
+		return found;
 	if (p->nthreads == p->capthreads) {
 		size_t cap = p->capthreads ? p->capthreads * 2 : 8;
 		struct model_thread **v = realloc(p->threads, cap * sizeof *v);
@@ -53,10 +63,16 @@ struct model_thread *model_thread_of(struct model_proc *p, int32_t tid)
 }
 
 /* A process's first moment is its earliest stream's opening; its name
- * comes from its main thread (tid == pid) when there is one. */
+ * comes from its main thread (tid == pid) when there is one. A framework
+ * stream belongs to its process image, not to a thread (its ops name
+ * theirs), and opens late (at its first flush): it names nothing. */
 static int attach(struct parse_model *m, struct parse_stream *s)
 {
 	const struct raw_file_header *h = &s->file.hdr;
+	if (h->kind == RAW_STREAM_FRAMEWORK) {
+		s->proc = proc_of(m, s);
+		return s->proc ? 0 : -ENOMEM;
+	}
 	if (h->kind != RAW_STREAM_THREAD)
 		return 0;
 	struct model_proc *p = proc_of(m, s);
@@ -75,13 +91,14 @@ static int attach(struct parse_model *m, struct parse_stream *s)
 }
 
 int model_init(struct parse_model *m, struct parse_stream *streams, size_t n,
-	       struct out_trace *trace, struct out_host *host, struct out_meta *meta,
-	       FILE *log)
+	       const struct model_outs *outs, FILE *log)
 {
 	memset(m, 0, sizeof *m);
-	m->trace = trace;
-	m->host = host;
-	m->meta = meta;
+	m->trace = outs->trace;
+	m->host = outs->host;
+	m->meta = outs->meta;
+	m->details = outs->details;
+	m->opstat = outs->opstat;
 	m->log = log;
 	for (size_t i = 0; i < n; i++)
 		if (attach(m, &streams[i]) != 0)
@@ -106,6 +123,7 @@ void model_record(struct parse_model *m, struct parse_stream *s)
 	case RAW_REC_METADATA:    model_on_metadata(m, s); break;
 	case RAW_REC_LOST:        model_on_lost(m, s); break;
 	case RAW_REC_HOST_SAMPLE: model_on_host_sample(m, s); break;
+	case RAW_REC_OP:          model_on_op(m, s); break;
 	default: break;           /* strings and clock pairs: used by the reader */
 	}
 }
@@ -119,16 +137,24 @@ void model_stream_end(struct parse_model *m, struct parse_stream *s)
 		model_close_stack(m, s, end);
 }
 
-/* "thread <tid> (<name>)", Kineto's form. */
+/* "thread <tid> (<name>)", Kineto's form; "torch thread <id>" for a
+ * framework thread id. */
 static void thread_meta(struct parse_model *m, int32_t pid, const struct model_thread *t)
 {
 	const char *name = t->name && *t->name ? t->name : t->comm;
 	char buf[512];
-	if (*name)
+	if (t->tid <= 0)
+		snprintf(buf, sizeof buf, "torch thread %lld", -(long long)t->tid);
+	else if (*name)
 		snprintf(buf, sizeof buf, "thread %d (%s)", t->tid, name);
 	else
 		snprintf(buf, sizeof buf, "thread %d", t->tid);
-	out_trace_thread(m->trace, pid, t->tid, buf, t->tid);
+	out_trace_thread(m->trace, pid, model_out_tid(t), buf, model_out_tid(t));
+}
+
+static int thread_shown(const struct model_thread *t)
+{
+	return t->has_stream || t->has_ops;
 }
 
 /* The tid appears in a later image of the same pid, which names it. */
@@ -136,7 +162,8 @@ static int named_later(struct parse_model *m, size_t i, int32_t tid)
 {
 	for (size_t k = i + 1; k < m->nprocs && m->procs[k]->pid == m->procs[i]->pid; k++)
 		for (size_t j = 0; j < m->procs[k]->nthreads; j++)
-			if (m->procs[k]->threads[j]->has_stream && m->procs[k]->threads[j]->tid == tid)
+			if (thread_shown(m->procs[k]->threads[j]) &&
+			    m->procs[k]->threads[j]->tid == tid)
 				return 1;
 	return 0;
 }
@@ -159,12 +186,18 @@ static void proc_meta(struct parse_model *m, size_t i, size_t end)
 	out_trace_process(m->trace, m->procs[i]->pid, sb.buf ? sb.buf : "", "CPU",
 			  m->procs[i]->pid);
 	sb_free(&sb);
-	for (size_t k = i; k < end; k++)
+	int windows = 0;
+	for (size_t k = i; k < end; k++) {
+		windows |= m->procs[k]->windows != 0;
 		for (size_t j = 0; j < m->procs[k]->nthreads; j++) {
 			const struct model_thread *t = m->procs[k]->threads[j];
-			if (t->has_stream && !named_later(m, k, t->tid))
+			if (thread_shown(t) && !named_later(m, k, t->tid))
 				thread_meta(m, m->procs[k]->pid, t);
 		}
+	}
+	if (windows)
+		out_trace_thread(m->trace, m->procs[i]->pid, MODEL_WINDOWS_TID, "prof windows",
+				 MODEL_WINDOWS_TID);
 }
 
 static int proc_cmp(const void *pa, const void *pb)
@@ -178,6 +211,8 @@ static int proc_cmp(const void *pa, const void *pb)
 
 void model_finish(struct parse_model *m)
 {
+	model_ops_finish(m);
+	model_windows_finish(m);
 	for (size_t i = 0; i < m->nprocs; i++)
 		model_close_async(m, m->procs[i]);
 	if (m->nprocs)
@@ -199,6 +234,7 @@ void model_free(struct parse_model *m)
 		struct model_proc *p = m->procs[i];
 		for (size_t j = 0; j < p->nthreads; j++) {
 			free(p->threads[j]->stack);
+			free(p->threads[j]->ops);
 			free(p->threads[j]);
 		}
 		free(p->threads);
@@ -208,5 +244,6 @@ void model_free(struct parse_model *m)
 	}
 	free(m->procs);
 	free(m->steps);
+	parse_idmap_free(&m->op_json);
 	memset(m, 0, sizeof *m);
 }

@@ -29,6 +29,21 @@
  *    steps partially, as in Kineto traces.
  *  - HOST_SAMPLE -> counters on a process "Host" (the launcher's pid) and a
  *    host_usage.csv row.
+ *  - OP (framework streams) -> "X" cpu_op on (pid, tid) of the op, an
+ *    operator_details.csv row and an op_statistic.csv count, written when
+ *    the op closes. Ops of a thread form a stack: an op closes when one
+ *    starting at or after its end arrives, at a step boundary of its
+ *    thread, or at the end; a child's end is clamped to its parent's. Two
+ *    ops starting at the same ns nest by length (the longer is the
+ *    parent), whatever order they came in. A step boundary (a STEP record,
+ *    or recording switched on) closes every op still open on the thread
+ *    that calls prof_step, its end clamped to the boundary: an op belongs
+ *    to the step its start is in and never overlaps a step partially.
+ *    Op tids <= 0 (negated framework thread ids) are threads of their
+ *    own, "torch thread <id>", at tid MODEL_TORCH_TID_BASE + id.
+ *  - Recording windows (RECORDING on to off, any cause) -> "X" events
+ *    "Window #k (<cause>)" on thread MODEL_WINDOWS_TID "prof windows" of
+ *    the process, k counting the windows of the pid from 1.
  */
 #ifndef PROF_PARSE_MODEL_H
 #define PROF_PARSE_MODEL_H
@@ -44,16 +59,34 @@
 #include "parse/parse_idmap.h"
 #include "parse/parse_stream.h"
 
+#include "parse/out_op_details.h"
+#include "parse/out_op_stat.h"
+
+#define MODEL_WINDOWS_TID 0            /* no Linux thread has tid 0 */
+#define MODEL_TORCH_TID_BASE 1000000000 /* above any Linux tid (pid_max <= 2^22) */
+
 struct model_range {
 	const char *name;          /* in the stream's mapping */
 	uint64_t start_ns;
 };
 
+/* A framework op still open on its thread. */
+struct model_op {
+	uint64_t start_ns, end_ns;
+	uint64_t child_ns;             /* durations of its closed children */
+	const char *name, *shapes, *types, *stack;  /* NULL: not recorded */
+	int64_t seq;
+	int32_t fwd_tid;
+	uint32_t flags;                /* RAW_OP_* */
+};
+
 struct model_thread {
-	int32_t tid;
-	int has_stream;
+	int32_t tid;                   /* <= 0: a framework thread id, negated */
+	int has_stream, has_ops;
 	struct model_range *stack;
 	size_t depth, cap;
+	struct model_op *ops;          /* open framework ops, outermost first */
+	size_t nops, capops;
 	char comm[RAW_NAME_MAX + 1];   /* from the stream header */
 	const char *name;              /* latest RAW_REC_THREAD_NAME, or NULL */
 };
@@ -68,6 +101,11 @@ struct model_proc {
 	int recording, seen_recording;
 	int resumed;                   /* switched on since the last boundary */
 	uint64_t step_from, steps, last_step;
+	int32_t step_tid;              /* the thread that calls prof_step (pid until seen) */
+	int win_open;                  /* a recording window is open ... */
+	uint32_t win_cause;            /* ... begun for this cause ... */
+	uint64_t win_start, win_no;    /* ... at this moment, numbered so */
+	uint64_t windows;              /* windows begun in this image */
 	struct parse_idmap async;      /* id -> struct model_async */
 	struct model_thread **threads;
 	size_t nthreads, capthreads;
@@ -77,6 +115,16 @@ struct model_counts {
 	uint64_t unmatched_pops, unmatched_ends;
 	uint64_t unfinished_ranges, unfinished_async;
 	uint64_t steps_unknown_start, lost_records, host_samples;
+	uint64_t ops, ops_clamped, ops_dropped, windows;
+};
+
+/* Where the model writes. */
+struct model_outs {
+	struct out_trace *trace;
+	struct out_host *host;
+	struct out_meta *meta;
+	struct out_op_details *details;
+	struct out_op_stat *opstat;
 };
 
 struct parse_model {
@@ -85,6 +133,10 @@ struct parse_model {
 	struct out_trace *trace;
 	struct out_host *host;
 	struct out_meta *meta;
+	struct out_op_details *details;
+	struct out_op_stat *opstat;
+	struct parse_idmap op_json;    /* shapes/types texts checked: out_trace_op.h */
+	uint64_t op_ids;               /* External ids given */
 	FILE *log;
 	struct out_step *steps;        /* one per recorded step: for step_trace_time.csv */
 	size_t nsteps, capsteps;
@@ -96,13 +148,13 @@ struct parse_model {
 /* Builds the processes and threads of the streams and links each stream
  * to them. 0 or -ENOMEM. */
 int model_init(struct parse_model *m, struct parse_stream *streams, size_t n,
-	       struct out_trace *trace, struct out_host *host, struct out_meta *meta,
-	       FILE *log);
+	       const struct model_outs *outs, FILE *log);
 /* One record: s->rec at s->ns. */
 void model_record(struct parse_model *m, struct parse_stream *s);
 /* The stream has no more records. */
 void model_stream_end(struct parse_model *m, struct parse_stream *s);
-/* Closes what is still open and writes the process and thread metadata. */
+/* Closes what is still open (ops, windows, cross-thread ranges) and
+ * writes the process and thread metadata. */
 void model_finish(struct parse_model *m);
 void model_free(struct parse_model *m);
 

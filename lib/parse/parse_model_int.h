@@ -28,7 +28,20 @@ void model_on_process(struct parse_model *m, struct parse_stream *s);
 void model_on_metadata(struct parse_model *m, struct parse_stream *s);
 void model_on_lost(struct parse_model *m, struct parse_stream *s);
 
+/* parse_model_ops.c */
+void model_on_op(struct parse_model *m, struct parse_stream *s);
+void model_ops_boundary(struct parse_model *m, struct model_proc *p, int32_t tid, uint64_t ns);
+void model_ops_finish(struct parse_model *m);
+int64_t model_out_tid(const struct model_thread *t);
+
+/* parse_model_windows.c */
+const char *model_cause_name(uint32_t cause);
+void model_window_switch(struct parse_model *m, struct model_proc *p, int on, uint32_t cause,
+			 uint64_t ns);
+void model_windows_finish(struct parse_model *m);
+
 /* parse_model.c */
 struct model_thread *model_thread_of(struct model_proc *p, int32_t tid);
+struct model_thread *model_thread_find(struct model_proc *p, int32_t tid);
 
 #endif

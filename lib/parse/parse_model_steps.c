@@ -35,6 +35,8 @@ void model_on_step(struct parse_model *m, struct parse_stream *s)
 	struct model_proc *p = s->proc;
 	if (!p)
 		return;
+	p->step_tid = s->file.hdr.tid;
+	model_ops_boundary(m, p, p->step_tid, s->ns);
 	int known = p->recording && (rs.number == p->last_step + 1 || p->resumed);
 	if (known) {
 		struct out_step st = { p->pid, s->file.hdr.tid, rs.number, step_start(p, s), s->ns };
@@ -53,25 +55,20 @@ void model_on_step(struct parse_model *m, struct parse_stream *s)
 	p->resumed = 0;
 }
 
-static const char *cause_name(uint32_t cause)
-{
-	switch (cause) {
-	case RAW_CAUSE_START:    return "start";
-	case RAW_CAUSE_API:      return "api";
-	case RAW_CAUSE_LAUNCHER: return "launcher";
-	default:                 return "unknown";
-	}
-}
-
-static void switch_proc(struct model_proc *p, int on, uint64_t ns)
+/* Recording switched (back) on is a step boundary: the step in progress
+ * starts afresh there. */
+static void switch_proc(struct parse_model *m, struct model_proc *p, int on, uint32_t cause,
+			uint64_t ns)
 {
 	/* The first switch-on before any step marks when recording began. */
 	if (on && (!p->recording || (!p->seen_recording && p->steps == 0))) {
 		p->step_from = ns;
 		p->resumed = 1;
+		model_ops_boundary(m, p, p->step_tid, ns);
 	}
 	p->recording = on;
 	p->seen_recording = 1;
+	model_window_switch(m, p, on, cause, ns);
 }
 
 /* Recording switched on starts the step in progress afresh: what came
@@ -83,16 +80,16 @@ void model_on_recording(struct parse_model *m, struct parse_stream *s)
 	if (!s->proc) {  /* the launcher's switch: every process */
 		for (size_t i = 0; i < m->nprocs; i++)
 			if (m->procs[i]->first_ns <= s->ns)  /* later ones say their own state */
-				switch_proc(m->procs[i], on, s->ns);
+				switch_proc(m, m->procs[i], on, rr.cause, s->ns);
 		return;
 	}
-	switch_proc(s->proc, on, s->ns);
+	switch_proc(m, s->proc, on, rr.cause, s->ns);
 	out_trace_begin(m->trace, "i", "prof", on ? "recording resumed" : "recording paused",
 			s->proc->pid, s->file.hdr.tid, s->ns);
 	jo_kstr(&m->trace->j, "s", "p");
 	jo_key(&m->trace->j, "args");
 	jo_obj_begin(&m->trace->j);
-	jo_kstr(&m->trace->j, "cause", cause_name(rr.cause));
+	jo_kstr(&m->trace->j, "cause", model_cause_name(rr.cause));
 	jo_obj_end(&m->trace->j);
 	out_trace_end(m->trace);
 }

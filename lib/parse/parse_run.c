@@ -62,7 +62,8 @@ static void verbose_stream(const struct run *u, const struct parse_stream *s)
 	fprintf(u->o->log, "prof parse: %s: pid %d tid %d %s, %s clock%s%s, %" PRIu64
 		" chunks%s\n", s->file.path, h->pid, h->tid,
 		h->kind == RAW_STREAM_HOST ? "host sampler" :
-		h->kind == RAW_STREAM_LAUNCHER ? "launcher" : "thread",
+		h->kind == RAW_STREAM_LAUNCHER ? "launcher" :
+		h->kind == RAW_STREAM_FRAMEWORK ? "framework" : "thread",
 		h->clock == RAW_CLOCK_TSC ? "tsc" : "monotonic",
 		h->clock == RAW_CLOCK_TSC ? ", rate from " : "",
 		h->clock == RAW_CLOCK_TSC ? rates[s->rate_src] : "",
@@ -164,43 +165,86 @@ static void tally(struct run *u, const struct parse_model *m)
 	r->unmatched = m->n.unmatched_pops + m->n.unmatched_ends;
 	r->unfinished = m->n.unfinished_ranges + m->n.unfinished_async;
 	r->host_samples = m->n.host_samples;
+	r->ops = m->n.ops;
+	r->ops_clamped = m->n.ops_clamped;
+	r->windows = m->n.windows;
+	if (m->n.ops_dropped)
+		fprintf(u->o->log, "prof parse: %" PRIu64 " operators dropped: out of memory\n",
+			m->n.ops_dropped);
+}
+
+/* The files written as the records go by. */
+struct outs {
+	struct out_trace trace;
+	struct out_host host;
+	struct out_op_details details;
+	struct out_op_stat opstat;
+	struct out_meta meta;
+};
+
+static int outs_open(struct run *u, struct outs *o, const struct out_trace_meta *tm)
+{
+	int rc = out_trace_open(&o->trace, u->out_dir, tm);
+	if (rc)
+		return rc;
+	if ((rc = out_host_open(&o->host, u->out_dir, tm->base_mono_ns)) != 0) {
+		out_trace_abort(&o->trace);
+		return rc;
+	}
+	if ((rc = out_op_details_open(&o->details, u->out_dir)) != 0) {
+		out_trace_abort(&o->trace);
+		out_host_abort(&o->host);
+		return rc;
+	}
+	out_op_stat_init(&o->opstat);
+	return 0;
+}
+
+static void outs_abort(struct outs *o)
+{
+	out_trace_abort(&o->trace);
+	out_host_abort(&o->host);
+	out_op_details_abort(&o->details);
+}
+
+/* Closes the streamed files and writes the others; the first error. */
+static int outs_close(struct run *u, struct outs *o, struct parse_model *m)
+{
+	int rc = out_trace_close(&o->trace);
+	int rh = out_host_close(&o->host);
+	int rd = out_op_details_close(&o->details);
+	int ro = out_op_stat_write(&o->opstat, u->out_dir);
+	int rs = out_step_trace_write(u->out_dir, m->steps, m->nsteps, NULL, 0);
+	int rm = out_meta_write(&o->meta, u->dir, u->info.env, u->o->log);
+	return rc ? rc : rh ? rh : rd ? rd : ro ? ro : rs ? rs : rm;
 }
 
 /* Everything but parse.done; 0 or a negative errno. */
 static int write_outputs(struct run *u)
 {
 	struct out_trace_meta tm;
-	struct out_trace trace;
-	struct out_host host;
-	struct out_meta meta;
+	struct outs o;
 	struct parse_model m;
 	memset(&m, 0, sizeof m);
 	pick_base(u, &tm);
-	int rc = out_trace_open(&trace, u->out_dir, &tm);
+	int rc = outs_open(u, &o, &tm);
 	if (rc)
 		return rc;
-	if ((rc = out_host_open(&host, u->out_dir, tm.base_mono_ns)) != 0) {
-		out_trace_abort(&trace);
-		return rc;
-	}
-	rc = out_meta_init(&meta);
-	rc = rc ? rc : model_init(&m, u->streams, u->nstreams, &trace, &host, &meta, u->o->log);
+	struct model_outs mo = { &o.trace, &o.host, &o.meta, &o.details, &o.opstat };
+	rc = out_meta_init(&o.meta);
+	rc = rc ? rc : model_init(&m, u->streams, u->nstreams, &mo, u->o->log);
 	rc = rc ? rc : merge_all(u, &m);
 	if (rc == 0) {
 		model_finish(&m);
 		tally(u, &m);
-		u->r->events_written = trace.events;
-		rc = out_trace_close(&trace);
-		int rh = out_host_close(&host);
-		int rs = out_step_trace_write(u->out_dir, m.steps, m.nsteps, NULL, 0);
-		int rm = out_meta_write(&meta, u->dir, u->info.env, u->o->log);
-		rc = rc ? rc : rh ? rh : rs ? rs : rm;
+		u->r->events_written = o.trace.events;
+		rc = outs_close(u, &o, &m);
 	} else {
-		out_trace_abort(&trace);
-		out_host_abort(&host);
+		outs_abort(&o);
 	}
 	model_free(&m);
-	out_meta_free(&meta);
+	out_meta_free(&o.meta);
+	out_op_stat_free(&o.opstat);
 	return rc;
 }
 

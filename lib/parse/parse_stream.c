@@ -78,7 +78,7 @@ int parse_stream_next(struct parse_stream *s)
 			continue;
 		uint64_t ns = timemap_map(&s->tm, s->rec.ts);
 		if (s->nrec && ns <= s->last_ns)
-			ns = s->last_ns + 1;
+			ns = s->file.hdr.kind == RAW_STREAM_FRAMEWORK ? s->last_ns : s->last_ns + 1;
 		s->ns = s->last_ns = ns;
 		s->nrec++;
 		return 1;

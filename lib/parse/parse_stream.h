@@ -10,7 +10,10 @@
  * child never ends (or starts) at the very ns of its parent, which
  * consumers that add ts + dur in floating point would misjudge. (A coarse
  * virtual TSC gives equal stamps to back-to-back records; the shift is a
- * few ns at most.)
+ * few ns at most.) A framework stream is the exception: its records are
+ * operators stamped with their start, and a parent and its first child
+ * often start at the same ns, so there equal stamps stay equal (only a
+ * stamp that goes back is raised to the one before it).
  */
 #ifndef PROF_PARSE_STREAM_H
 #define PROF_PARSE_STREAM_H

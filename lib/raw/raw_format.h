@@ -176,6 +176,7 @@ struct raw_host_sample {
  * Strings: shapes and types are JSON arrays ("[[64, 128], []]",
  * "[\"float\", \"\"]"), the stack is frames joined by ';'. */
 #define RAW_OP_BACKWARD 0x1u /* ran in the autograd backward pass */
+#define RAW_OP_USER     0x2u /* a user annotation (torch.profiler.record_function) */
 struct raw_op {
 	uint64_t end;
 	int32_t  tid;

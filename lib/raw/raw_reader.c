@@ -61,7 +61,7 @@ int raw_header_check(const struct raw_file_header *h, uint64_t file_size,
 		return -1;
 	}
 	if (h->kind != RAW_STREAM_THREAD && h->kind != RAW_STREAM_HOST &&
-	    h->kind != RAW_STREAM_LAUNCHER) {
+	    h->kind != RAW_STREAM_LAUNCHER && h->kind != RAW_STREAM_FRAMEWORK) {
 		why_set(why, n, "unknown stream kind %u", h->kind);
 		return -1;
 	}
@@ -183,6 +183,7 @@ uint32_t raw_payload_min(uint16_t type)
 	case RAW_REC_LOST:        return sizeof(struct raw_lost);
 	case RAW_REC_CLOCK_SYNC:  return sizeof(struct raw_clock_pair);
 	case RAW_REC_HOST_SAMPLE: return sizeof(struct raw_host_sample);
+	case RAW_REC_OP:          return sizeof(struct raw_op);
 	default:                  return 0;
 	}
 }
@@ -372,7 +373,7 @@ static uint32_t undefined_id(const struct raw_cursor *c, const uint32_t *ids, in
 }
 
 /* The string ids a record refers to; returns how many. */
-static int string_refs(const struct raw_rec *r, uint32_t ids[3])
+static int string_refs(const struct raw_rec *r, uint32_t ids[4])
 {
 	const unsigned char *p = r->payload;
 	switch (r->type) {
@@ -395,6 +396,12 @@ static int string_refs(const struct raw_rec *r, uint32_t ids[3])
 		memcpy(&ids[1], p + offsetof(struct raw_process, exe_id), 4);
 		memcpy(&ids[2], p + offsetof(struct raw_process, rank_id), 4);
 		return 3;
+	case RAW_REC_OP:
+		memcpy(&ids[0], p + offsetof(struct raw_op, name_id), 4);
+		memcpy(&ids[1], p + offsetof(struct raw_op, shapes_id), 4);
+		memcpy(&ids[2], p + offsetof(struct raw_op, types_id), 4);
+		memcpy(&ids[3], p + offsetof(struct raw_op, stack_id), 4);
+		return 4;
 	default:
 		return 0;
 	}
@@ -417,7 +424,7 @@ static const char *record_problem(struct raw_cursor *c, const struct raw_rec *r)
  * reads as RAW_STRING_LOST; the first per file is named, all counted. */
 static void check_names(struct raw_cursor *c, const struct raw_rec *r)
 {
-	uint32_t ids[3];
+	uint32_t ids[4];
 	int n = c->track_strings ? string_refs(r, ids) : 0;
 	uint32_t id = n ? undefined_id(c, ids, n) : 0;
 	if (!id || c->quiet)

@@ -136,6 +136,20 @@ static inline void rg_host(struct raw_writer *w, uint64_t ts, double user_pct, u
 	raw_writer_emit(w, RAW_REC_HOST_SAMPLE, ts, &h, sizeof h);
 }
 
+/* A framework operator; NULL strings are not recorded. */
+static inline void rg_op(struct raw_writer *w, uint64_t start, uint64_t end, int32_t tid,
+			 const char *name, const char *shapes, const char *types,
+			 const char *stack, int64_t seq, int32_t fwd_tid)
+{
+	struct raw_op o = { .end = end, .tid = tid, .name_id = raw_writer_intern(w, name, start),
+			    .shapes_id = shapes ? raw_writer_intern(w, shapes, start) : 0,
+			    .types_id = types ? raw_writer_intern(w, types, start) : 0,
+			    .stack_id = stack ? raw_writer_intern(w, stack, start) : 0,
+			    .flags = seq >= 0 && fwd_tid ? RAW_OP_BACKWARD : 0, .seq = seq,
+			    .fwd_tid = fwd_tid };
+	raw_writer_emit(w, RAW_REC_OP, start, &o, sizeof o);
+}
+
 static inline int rg_write(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");

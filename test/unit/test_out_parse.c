@@ -3,155 +3,9 @@
  * writer: the content of every output (events, names, nesting, exact
  * ts/dur text, steps, rows, metadata), then damaged and empty inputs.
  */
-#include "unit/rawgen.h"
+#include "unit/parsed.h"
 
-#include <cjson/cJSON.h>
-#include <inttypes.h>
-#include <math.h>
-
-#include "parse/parse.h"
 #include "raw/raw_clock.h"
-#include "unit/unit.h"
-
-#define SEC 1000000000ull
-
-static uint64_t B;   /* ts 0: the run's start pair */
-static uint64_t T;   /* where the synthetic events begin: B + 10 s */
-
-struct parsed {
-	enum parse_status st;
-	struct parse_report r;
-	char *log;
-	char *trace_text;
-	cJSON *trace;
-	char *steps_csv;
-	char *host_csv;
-	cJSON *meta;
-	int done;
-};
-
-static char *out_path(const char *run, const char *name)
-{
-	char *o = rg_path(run, "PROFILER_OUTPUT");
-	char *p = rg_path(o, name);
-	free(o);
-	return p;
-}
-
-static char *read_out(const char *run, const char *name)
-{
-	char *p = out_path(run, name);
-	char *t = rg_read(p);
-	free(p);
-	return t;
-}
-
-static void parse(const char *run, struct parsed *p)
-{
-	size_t len;
-	memset(p, 0, sizeof *p);
-	FILE *log = open_memstream(&p->log, &len);
-	struct parse_opts o = { .log = log, .verbose = 0 };
-	p->st = parse_run_dir(run, &o, &p->r);
-	fclose(log);
-	p->trace_text = read_out(run, "trace_view.json");
-	p->trace = p->trace_text ? cJSON_Parse(p->trace_text) : NULL;
-	p->steps_csv = read_out(run, "step_trace_time.csv");
-	p->host_csv = read_out(run, "host_usage.csv");
-	char *m = rg_path(run, "profiler_metadata.json");
-	char *mt = rg_read(m);
-	p->meta = mt ? cJSON_Parse(mt) : NULL;
-	free(mt);
-	free(m);
-	char *d = out_path(run, "parse.done");
-	p->done = access(d, F_OK) == 0;
-	free(d);
-}
-
-static void parsed_free(struct parsed *p)
-{
-	free(p->log);
-	free(p->trace_text);
-	cJSON_Delete(p->trace);
-	free(p->steps_csv);
-	free(p->host_csv);
-	cJSON_Delete(p->meta);
-}
-
-/* ---- looking into trace_view.json ---- */
-
-static const char *s_of(const cJSON *e, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double n_of(const cJSON *e, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static int64_t ns_of(const cJSON *e, const char *k)
-{
-	return (int64_t)llround(n_of(e, k) * 1000.0);
-}
-
-/* The n-th event (0-based) with this ph and name; NULL if none. */
-static const cJSON *find(const cJSON *trace, const char *ph, const char *name, int n)
-{
-	const cJSON *e;
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(trace, "traceEvents"))
-		if ((!ph || strcmp(s_of(e, "ph"), ph) == 0) &&
-		    (!name || strcmp(s_of(e, "name"), name) == 0) && n-- == 0)
-			return e;
-	return NULL;
-}
-
-static int count(const cJSON *trace, const char *ph, const char *name)
-{
-	int n = 0;
-	while (find(trace, ph, name, n))
-		n++;
-	return n;
-}
-
-/* The args.name of a metadata event for (pid, tid). */
-static const char *meta_name(const cJSON *trace, const char *what, int pid, int tid)
-{
-	const cJSON *e;
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(trace, "traceEvents"))
-		if (strcmp(s_of(e, "ph"), "M") == 0 && strcmp(s_of(e, "name"), what) == 0 &&
-		    n_of(e, "pid") == pid && (tid < 0 || n_of(e, "tid") == tid))
-			return s_of(cJSON_GetObjectItemCaseSensitive(e, "args"), "name");
-	return NULL;
-}
-
-/* Every two X events of a thread are disjoint or nested. */
-static int nests(const cJSON *trace)
-{
-	const cJSON *a, *b, *evs = cJSON_GetObjectItemCaseSensitive(trace, "traceEvents");
-	cJSON_ArrayForEach(a, evs) {
-		if (strcmp(s_of(a, "ph"), "X"))
-			continue;
-		int64_t as = ns_of(a, "ts"), ae = as + ns_of(a, "dur");
-		cJSON_ArrayForEach(b, evs) {
-			if (a == b || strcmp(s_of(b, "ph"), "X") || n_of(a, "pid") != n_of(b, "pid") ||
-			    n_of(a, "tid") != n_of(b, "tid"))
-				continue;
-			int64_t bs = ns_of(b, "ts"), be = bs + ns_of(b, "dur");
-			int disjoint = ae <= bs || be <= as;
-			int nested = (as <= bs && be <= ae) || (bs <= as && ae <= be);
-			if (!disjoint && !nested) {
-				fprintf(stderr, "overlap: %s and %s\n", s_of(a, "name"), s_of(b, "name"));
-				return 0;
-			}
-		}
-	}
-	return 1;
-}
-
-static int64_t rel(uint64_t off) { return (int64_t)(T - B + off); }
 
 /* ---- the synthetic run ---- */
 
@@ -266,8 +120,8 @@ static void check_top(const struct parsed *p)
 			  "  \"distributedInfo\": {\n    \"rank\": 2\n  },\n  \"traceEvents\": [\n") == t);
 	CHECK_CONTAINS(t, "\n  ],\n  \"traceName\": \"trace_view.json\"\n}\n");
 	CHECK(p->trace != NULL);
-	CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p->trace, "traceEvents")) == 44);
-	CHECK(p->r.events_written == 44);
+	CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p->trace, "traceEvents")) == 51);
+	CHECK(p->r.events_written == 51);
 }
 
 static void check_ranges(const struct parsed *p)
@@ -277,7 +131,7 @@ static void check_ranges(const struct parsed *p)
 		 "\"train\", \"pid\": 100, \"tid\": 100, \"ts\": %" PRId64 ".100, \"dur\": 2.000}",
 		 rel(0) / 1000);
 	CHECK_CONTAINS(p->trace_text, want);
-	CHECK(count(p->trace, "X", NULL) == 11);
+	CHECK(count(p->trace, "X", NULL) == 14);   /* 3 of them windows */
 	const cJSON *fwd = find(p->trace, "X", "fwd", 0);
 	CHECK(fwd && ns_of(fwd, "ts") == rel(200) && ns_of(fwd, "dur") == 100);
 	const cJSON *work = find(p->trace, "X", "work", 0);
@@ -351,13 +205,34 @@ static void check_names(const struct parsed *p)
 	CHECK_STR(meta_name(p->trace, "thread_name", 100, 100), "thread 100 (bash)");
 	CHECK_STR(meta_name(p->trace, "thread_name", 100, 101), "thread 101 (worker-A)");
 	CHECK_STR(meta_name(p->trace, "thread_name", 200, 200), "thread 200 (child)");
-	CHECK(count(p->trace, "M", "thread_name") == 3);
+	CHECK(count(p->trace, "M", "thread_name") == 5);   /* 2 of them "prof windows" */
+	CHECK_STR(meta_name(p->trace, "thread_name", 100, 0), "prof windows");
+	CHECK_STR(meta_name(p->trace, "thread_name", 200, 0), "prof windows");
 	CHECK(count(p->trace, "M", "process_labels") == 3);
 	CHECK_CONTAINS(p->trace_text, "{\"ph\": \"M\", \"name\": \"process_labels\", \"pid\": 100, "
 		       "\"tid\": 0, \"ts\": 0, \"args\": {\"labels\": \"CPU\"}}");
 	CHECK_CONTAINS(p->trace_text, "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": 200, "
 		       "\"tid\": 0, \"ts\": 0, \"args\": {\"sort_index\": 200}}");
-	CHECK(count(p->trace, "M", NULL) == 15);
+	CHECK(count(p->trace, "M", NULL) == 19);
+}
+
+/* Recording on (start), off (api), on (api) in pid 100; on (start) in 200. */
+static void check_windows(const struct parsed *p)
+{
+	static const struct { const char *name; int pid; uint64_t a, b; } want[] = {
+		{ "Window #1 (start)", 100, 5, 3000 }, { "Window #2 (api)", 100, 4000, 7600 },
+		{ "Window #1 (start)", 200, 300, 900 },
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		const cJSON *e = find(p->trace, "X", want[i].name, 0);
+		if (e && n_of(e, "pid") != want[i].pid)
+			e = find(p->trace, "X", want[i].name, 1);
+		CHECK(e && n_of(e, "pid") == want[i].pid && n_of(e, "tid") == 0);
+		CHECK(e && strcmp(s_of(e, "cat"), "prof") == 0);
+		CHECK(e && ns_of(e, "ts") == rel(want[i].a) &&
+		      ns_of(e, "dur") == (int64_t)(want[i].b - want[i].a));
+	}
+	CHECK(p->r.windows == 3);
 }
 
 static void check_host(const struct parsed *p)
@@ -406,6 +281,7 @@ static void test_clean_run(void)
 	check_async_and_marks(&p);
 	check_steps(&p);
 	check_names(&p);
+	check_windows(&p);
 	check_host(&p);
 	check_meta(&p);
 	char *o = rg_path(run, "PROFILER_OUTPUT");

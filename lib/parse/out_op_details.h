@@ -1,0 +1,33 @@
+/*
+ * operator_details.csv (reference/ascend.md §2.3): one row per framework
+ * operator, written as each one closes (so a child's row comes before its
+ * parent's: rows are in the order operators end on their thread).
+ * Input Shapes is the shapes text as recorded (a JSON array, "" when not
+ * recorded); Call Stack the frames joined by ';'. Host Total is the
+ * operator's duration, Host Self that less its direct children's on the
+ * same thread. The device columns are 0 for host-only operators. µs with
+ * three decimals.
+ */
+#ifndef PROF_OUT_OP_DETAILS_H
+#define PROF_OUT_OP_DETAILS_H
+
+#include "common/csv_out.h"
+#include "parse/out_file.h"
+#include "parse/out_op.h"
+
+#define OUT_OP_DETAILS_HEADER "Name,Input Shapes,Call Stack,Host Self Duration(us)," \
+	"Host Total Duration(us),Device Self Duration(us),Device Total Duration(us)," \
+	"Device Self Duration With AICore(us),Device Total Duration With AICore(us)"
+
+struct out_op_details {
+	struct out_file file;
+	struct csv c;
+};
+
+/* 0 or a negative errno. */
+int out_op_details_open(struct out_op_details *d, const char *dir);
+void out_op_details_row(struct out_op_details *d, const struct out_op *op);
+int out_op_details_close(struct out_op_details *d);
+void out_op_details_abort(struct out_op_details *d);
+
+#endif

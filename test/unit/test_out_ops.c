@@ -1,0 +1,314 @@
+/*
+ * Framework operators and recording windows through parse_run_dir, on
+ * synthetic run directories: nesting and clamping (to parents, to step
+ * boundaries), self and total times, trace args, operator_details.csv and
+ * op_statistic.csv byte for byte, windows of every cause, and a damaged
+ * fw.raw.
+ */
+#include "unit/parsed.h"
+
+#include "raw/raw_clock.h"
+
+#define SHAPES "[[64, 128], [128, 256]]"
+#define TYPES  "[\"float\", \"float\"]"
+#define STACK  "model.py(10): forward;train.py(5): <module>"
+
+/* The thread that calls prof_step: steps 1, 2 recorded; a window off at
+ * 2005, back on at the boundary of step 3 (not written: paused); 4, 5
+ * recorded; the launcher pauses 5500..6000; step 6 recorded. */
+static void main_thread(const char *run)
+{
+	struct raw_writer w;
+	char *d = rg_path(run, "raw/700.0");
+	CHECK(rg_open(&w, d, "t700.raw", 700, 700, RAW_STREAM_THREAD, RAW_CLOCK_MONOTONIC,
+		      "python") == 0);
+	rg_process(&w, T + 0, 700, "python train.py");
+	rg_recording(&w, T + 10, 1, RAW_CAUSE_START);
+	rg_step(&w, T + 1000, 1);
+	rg_step(&w, T + 2000, 2);
+	rg_recording(&w, T + 2005, 0, RAW_CAUSE_SCHEDULE);
+	rg_recording(&w, T + 3000, 1, RAW_CAUSE_DYNAMIC);
+	rg_step(&w, T + 4000, 4);
+	rg_step(&w, T + 5000, 5);
+	rg_step(&w, T + 6500, 6);
+	raw_writer_close(&w);
+	free(d);
+}
+
+static void launcher(const char *run)
+{
+	struct raw_writer w;
+	char *d = rg_path(run, "raw/launcher");
+	CHECK(rg_open(&w, d, "switches.raw", 50, 50, RAW_STREAM_LAUNCHER, RAW_CLOCK_MONOTONIC,
+		      "launcher") == 0);
+	rg_recording(&w, T + 5500, 0, RAW_CAUSE_LAUNCHER);
+	rg_recording(&w, T + 6000, 1, RAW_CAUSE_LAUNCHER);
+	raw_writer_close(&w);
+	free(d);
+}
+
+/* A user annotation (torch.profiler.record_function). */
+static void user_op(struct raw_writer *w, uint64_t start, uint64_t end, const char *name)
+{
+	struct raw_op o = { .end = end, .tid = 700, .name_id = raw_writer_intern(w, name, start),
+			    .flags = 0x2, .seq = -1 };
+	raw_writer_emit(w, RAW_REC_OP, start, &o, sizeof o);
+}
+
+/* In start order, as the hooks write them; "aten::t" comes before its
+ * parent, which starts at the same ns. */
+static void framework(const char *run)
+{
+	struct raw_writer w;
+	char *d = rg_path(run, "raw/700.0");
+	CHECK(rg_open(&w, d, "fw.raw", 700, 0, RAW_STREAM_FRAMEWORK, RAW_CLOCK_MONOTONIC,
+		      "framework") == 0);
+	rg_op(&w, T + 100, T + 150, 700, "aten::t", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 100, T + 600, 700, "aten::linear", SHAPES, TYPES, STACK, 7, 0);
+	rg_op(&w, T + 200, T + 650, 700, "aten::addmm", "[[256], [64, 128]]", NULL, NULL, -1, 0);
+	rg_op(&w, T + 300, T + 400, 700, "aten::copy_", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 700, T + 1200, 700, "aten::relu", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 800, T + 1100, 700, "aten::clamp_min", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 1100, T + 1300, 700, "aten::relu", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 1500, T + 1900, 701, "MulBackward0", NULL, NULL, NULL, 9, 1);
+	rg_op(&w, T + 1600, T + 1650, -2, "aten::add", "not json [", NULL, NULL, -1, 0);
+	rg_op(&w, T + 2000, T + 2100, 700, "aten::mul", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 3100, T + 3300, 700, "aten::relu", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 3400, T + 3900, 700, "aten::linear", NULL, NULL, NULL, -1, 0);
+	user_op(&w, T + 4000, T + 5000, "ProfilerStep#5");   /* torch's: dropped */
+	user_op(&w, T + 4100, T + 4400, "my_region");
+	rg_op(&w, T + 5800, T + 6200, 700, "aten::sum", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 6100, T + 6300, 700, "aten::sum", NULL, NULL, NULL, -1, 0);
+	raw_writer_close(&w);
+	free(d);
+}
+
+static char *make_run(const char *name)
+{
+	char *run = rg_tmpdir(name);
+	char *info = rg_path(run, "profiler_info.json");
+	char text[256];
+	snprintf(text, sizeof text, "{\"clock\": {\"start\": {\"mono_ns\": %" PRIu64
+		 ", \"real_ns\": 1700000000000000000}}}\n", B);
+	rg_write(info, text);
+	free(info);
+	main_thread(run);
+	launcher(run);
+	framework(run);
+	return run;
+}
+
+/* The X event named `name` whose ts is T + off. */
+static const cJSON *op_at(const cJSON *trace, const char *name, uint64_t off)
+{
+	const cJSON *e;
+	for (int i = 0; (e = find(trace, "X", name, i)) != NULL; i++)
+		if (ns_of(e, "ts") == rel(off))
+			return e;
+	return NULL;
+}
+
+static void check_span(const cJSON *trace, const char *name, uint64_t a, uint64_t b, int tid)
+{
+	const cJSON *e = op_at(trace, name, a);
+	CHECK(e && ns_of(e, "dur") == (int64_t)(b - a) && n_of(e, "tid") == tid &&
+	      n_of(e, "pid") == 700);
+	if (!e || ns_of(e, "dur") != (int64_t)(b - a))
+		fprintf(stderr, "  %s at %" PRIu64 "\n", name, a);
+}
+
+static void check_trace(const struct parsed *p)
+{
+	CHECK(count(p->trace, "X", NULL) == 15 + 5 + 3);   /* ops, steps, windows */
+	CHECK(count(p->trace, "X", "ProfilerStep#5") == 1);
+	check_span(p->trace, "aten::linear", 100, 600, 700);
+	check_span(p->trace, "aten::t", 100, 150, 700);
+	check_span(p->trace, "aten::addmm", 200, 600, 700);      /* clamped to its parent */
+	check_span(p->trace, "aten::relu", 700, 1000, 700);      /* to step 1's end */
+	check_span(p->trace, "aten::clamp_min", 800, 1000, 700);
+	check_span(p->trace, "aten::mul", 2000, 2100, 700);      /* starts at a boundary */
+	check_span(p->trace, "aten::sum", 5800, 6000, 700);      /* to the launcher's switch-on */
+	check_span(p->trace, "aten::sum", 6100, 6300, 700);
+	check_span(p->trace, "MulBackward0", 1500, 1900, 701);
+	check_span(p->trace, "aten::add", 1600, 1650, 1000000002);
+	check_span(p->trace, "ProfilerStep#4", 3000, 4000, 700);
+	check_span(p->trace, "my_region", 4100, 4400, 700);
+	CHECK_STR(s_of(op_at(p->trace, "my_region", 4100), "cat"), "user_annotation");
+	check_span(p->trace, "ProfilerStep#6", 6000, 6500, 700);
+	CHECK(find(p->trace, "X", "ProfilerStep#3", 0) == NULL);
+	CHECK(nests(p->trace));
+	CHECK(p->r.ops == 15 && p->r.ops_clamped == 4 && p->r.steps == 5);
+}
+
+static void check_args(const struct parsed *p)
+{
+	char want[512];
+	snprintf(want, sizeof want, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", "
+		 "\"pid\": 700, \"tid\": 700, \"ts\": %" PRId64 ".100, \"dur\": 0.500, \"args\": "
+		 "{\"External id\": 4, \"Input Dims\": " SHAPES ", \"Input type\": [\"float\", "
+		 "\"float\"], \"Call stack\": \"" STACK "\", \"Sequence number\": 7}}",
+		 rel(0) / 1000);
+	CHECK_CONTAINS(p->trace_text, want);
+	const cJSON *bw = op_at(p->trace, "MulBackward0", 1500);
+	const cJSON *args = bw ? cJSON_GetObjectItemCaseSensitive(bw, "args") : NULL;
+	CHECK(args && n_of(args, "Sequence number") == 9 && n_of(args, "Fwd thread id") == 1);
+	CHECK(args && cJSON_GetArraySize(args) == 3);
+	const cJSON *add = op_at(p->trace, "aten::add", 1600);
+	args = add ? cJSON_GetObjectItemCaseSensitive(add, "args") : NULL;
+	CHECK_STR(args ? s_of(args, "Input Dims") : NULL, "not json [");
+	const cJSON *t = op_at(p->trace, "aten::t", 100);
+	args = t ? cJSON_GetObjectItemCaseSensitive(t, "args") : NULL;
+	CHECK(args && cJSON_GetArraySize(args) == 1 && n_of(args, "External id") == 1);
+	/* External ids: 1..15, each once */
+	int seen[16] = { 0 };
+	const cJSON *e;
+	for (int i = 0; (e = find(p->trace, "X", NULL, i)) != NULL; i++) {
+		if (strncmp(s_of(e, "name"), "ProfilerStep#", 13) == 0 || n_of(e, "tid") == 0)
+			continue;
+		double id = n_of(cJSON_GetObjectItemCaseSensitive(e, "args"), "External id");
+		if (id >= 1 && id <= 15)
+			seen[(int)id]++;
+	}
+	for (int i = 1; i <= 15; i++)
+		CHECK(seen[i] == 1);
+}
+
+static void check_threads(const struct parsed *p)
+{
+	CHECK_STR(meta_name(p->trace, "thread_name", 700, 700), "thread 700 (python)");
+	CHECK_STR(meta_name(p->trace, "thread_name", 700, 701), "thread 701");
+	CHECK_STR(meta_name(p->trace, "thread_name", 700, 1000000002), "torch thread 2");
+	CHECK_STR(meta_name(p->trace, "thread_name", 700, 0), "prof windows");
+	CHECK(count(p->trace, "M", "thread_name") == 4);
+	CHECK_STR(meta_name(p->trace, "process_name", 700, -1), "python train.py");
+}
+
+static void check_windows(const struct parsed *p)
+{
+	check_span(p->trace, "Window #1 (start)", 10, 2005, 0);
+	check_span(p->trace, "Window #2 (dynamic)", 3000, 5500, 0);
+	check_span(p->trace, "Window #3 (launcher)", 6000, 6500, 0);
+	CHECK(p->r.windows == 3);
+}
+
+static void check_details(const struct parsed *p)
+{
+	CHECK_STR(p->details_csv,
+		  "Name,Input Shapes,Call Stack,Host Self Duration(us),Host Total Duration(us),"
+		  "Device Self Duration(us),Device Total Duration(us),"
+		  "Device Self Duration With AICore(us),Device Total Duration With AICore(us)\n"
+		  "aten::t,,,0.050,0.050,0.000,0.000,0.000,0.000\n"
+		  "aten::copy_,,,0.100,0.100,0.000,0.000,0.000,0.000\n"
+		  "aten::addmm,\"[[256], [64, 128]]\",,0.300,0.400,0.000,0.000,0.000,0.000\n"
+		  "aten::linear,\"" SHAPES "\"," STACK ",0.050,0.500,0.000,0.000,0.000,0.000\n"
+		  "aten::clamp_min,,,0.200,0.200,0.000,0.000,0.000,0.000\n"
+		  "aten::relu,,,0.100,0.300,0.000,0.000,0.000,0.000\n"
+		  "aten::relu,,,0.200,0.200,0.000,0.000,0.000,0.000\n"
+		  "aten::mul,,,0.100,0.100,0.000,0.000,0.000,0.000\n"
+		  "aten::relu,,,0.200,0.200,0.000,0.000,0.000,0.000\n"
+		  "aten::linear,,,0.500,0.500,0.000,0.000,0.000,0.000\n"
+		  "my_region,,,0.300,0.300,0.000,0.000,0.000,0.000\n"
+		  "aten::sum,,,0.200,0.200,0.000,0.000,0.000,0.000\n"
+		  "aten::sum,,,0.200,0.200,0.000,0.000,0.000,0.000\n"
+		  "MulBackward0,,,0.400,0.400,0.000,0.000,0.000,0.000\n"
+		  "aten::add,not json [,,0.050,0.050,0.000,0.000,0.000,0.000\n");
+}
+
+/* Self times: linear 50 + 500, relu 100 + 200 + 200, MulBackward0 400,
+ * sum 200 + 200, addmm 300, my_region 300, clamp_min 200, copy_ 100,
+ * mul 100, t 50, add 50: 2950 ns in all. */
+static void check_stat(const struct parsed *p)
+{
+	CHECK_STR(p->opstat_csv,
+		  "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),"
+		  "Max Time(us),Ratio(%)\n"
+		  "-1,aten::linear,CPU,2,0.550,0.050,0.275,0.500,18.64\n"
+		  "-1,aten::relu,CPU,3,0.500,0.100,0.167,0.200,16.95\n"
+		  "-1,MulBackward0,CPU,1,0.400,0.400,0.400,0.400,13.56\n"
+		  "-1,aten::sum,CPU,2,0.400,0.200,0.200,0.200,13.56\n"
+		  "-1,aten::addmm,CPU,1,0.300,0.300,0.300,0.300,10.17\n"
+		  "-1,my_region,CPU,1,0.300,0.300,0.300,0.300,10.17\n"
+		  "-1,aten::clamp_min,CPU,1,0.200,0.200,0.200,0.200,6.78\n"
+		  "-1,aten::copy_,CPU,1,0.100,0.100,0.100,0.100,3.39\n"
+		  "-1,aten::mul,CPU,1,0.100,0.100,0.100,0.100,3.39\n"
+		  "-1,aten::add,CPU,1,0.050,0.050,0.050,0.050,1.69\n"
+		  "-1,aten::t,CPU,1,0.050,0.050,0.050,0.050,1.69\n");
+}
+
+static void test_ops(void)
+{
+	char *run = make_run("ops-run");
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK && p.done && p.trace);
+	if (p.trace) {
+		check_trace(&p);
+		check_args(&p);
+		check_threads(&p);
+		check_windows(&p);
+	}
+	check_details(&p);
+	check_stat(&p);
+	CHECK_CONTAINS(p.steps_csv, "\n-1,6,0.000,0.000,0.000,0.000,0.500,0.500,");
+	parsed_free(&p);
+	free(run);
+}
+
+/* No framework stream: both tables still have their header. */
+static void test_no_ops(void)
+{
+	char *run = rg_tmpdir("ops-none");
+	main_thread(run);
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK);
+	CHECK_STR(p.details_csv, "Name,Input Shapes,Call Stack,Host Self Duration(us),Host Total Duration(us),"
+		  "Device Self Duration(us),Device Total Duration(us),"
+		  "Device Self Duration With AICore(us),Device Total Duration With AICore(us)\n");
+	CHECK_STR(p.opstat_csv, "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),"
+		  "Avg Time(us),Max Time(us),Ratio(%)\n");
+	parsed_free(&p);
+	free(run);
+}
+
+#define MANY 2000
+
+/* A fw.raw cut short in its second chunk: what is there is read. */
+static void test_damaged_fw(void)
+{
+	char *run = rg_tmpdir("ops-damaged");
+	main_thread(run);
+	struct raw_writer w;
+	char *d = rg_path(run, "raw/700.0"), *fw = rg_path(d, "fw.raw");
+	CHECK(rg_open(&w, d, "fw.raw", 700, 0, RAW_STREAM_FRAMEWORK, RAW_CLOCK_MONOTONIC,
+		      "framework") == 0);
+	for (int i = 0; i < MANY; i++)
+		rg_op(&w, T + 20 + (uint64_t)i * 2, T + 21 + (uint64_t)i * 2, 700,
+		      i % 2 ? "aten::odd" : "aten::even", SHAPES, NULL, NULL, i, 0);
+	raw_writer_close(&w);
+	rg_truncate(fw, rg_chunk_off(1) + 5000);
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_DAMAGED && p.done && p.trace);
+	CHECK_CONTAINS(p.log, "fw.raw: chunk 1 at offset 0x5000: file ends inside the chunk");
+	CHECK(p.r.ops > 250 && p.r.ops < MANY / 2);
+	CHECK(p.trace && count(p.trace, "X", "aten::odd") + count(p.trace, "X", "aten::even") ==
+	      (int)p.r.ops);
+	CHECK(rg_count(p.details_csv, "\n") == (int)p.r.ops + 1);
+	CHECK_CONTAINS(p.opstat_csv, "-1,aten::even,CPU,");
+	CHECK(p.trace && nests(p.trace));
+	parsed_free(&p);
+	free(fw);
+	free(d);
+	free(run);
+}
+
+int main(void)
+{
+	B = raw_clock_ns(CLOCK_MONOTONIC);
+	T = B + 10 * SEC;
+	test_ops();
+	test_no_ops();
+	test_damaged_fw();
+	return unit_done();
+}
