@@ -15,6 +15,7 @@
 #define PROF_AGENT_SCHEDULE     "PROF_AGENT_SCHEDULE"     /* "skip_first,wait,warmup,active,repeat" */
 #define PROF_AGENT_FW_FLAGS     "PROF_AGENT_FW_FLAGS"     /* PROF_FW_* bits, decimal */
 #define PROF_AGENT_DYNAMIC      "PROF_AGENT_DYNAMIC"      /* "1": record only in --dynamic windows */
+#define PROF_AGENT_DEVICE       "PROF_AGENT_DEVICE"       /* "1": device activity on (activities DEVICE) */
 
 /* Framework collection switches, as the agent reports them to the Python
  * hooks (prof_fw_state) and as the launcher passes them (PROF_AGENT_FW_FLAGS,

@@ -44,6 +44,11 @@ enum raw_stream_kind {
 	RAW_STREAM_FRAMEWORK = 4, /* framework operators converted after the fact
 				   * (from torch.profiler): CLOCK_MONOTONIC, one per
 				   * process image, records in time order per batch */
+	RAW_STREAM_DEVICE = 5,   /* device activity from a HAL backend (dev.raw):
+				  * CLOCK_MONOTONIC (the backend maps the device
+				  * clock), one per process image, written in the
+				  * order buffers complete: NOT sorted by ts */
+	RAW_STREAM_DEVICE_SAMPLES = 6, /* the launcher's device sampler (NVML) */
 };
 
 /* Header flags. */
@@ -111,6 +116,13 @@ enum raw_record_type {
 	RAW_REC_CLOCK_SYNC  = 13, /* struct raw_clock_pair */
 	RAW_REC_HOST_SAMPLE = 14, /* struct raw_host_sample */
 	RAW_REC_OP          = 15, /* struct raw_op: a framework operator */
+	RAW_REC_DEV_ACTIVITY = 16, /* struct raw_dev_activity: kernel, copy, set */
+	RAW_REC_DEV_API     = 17, /* struct raw_dev_api: a runtime/driver call */
+	RAW_REC_DEV_MEMORY  = 18, /* struct raw_dev_memory: an allocation or free */
+	RAW_REC_DEV_COLLECTIVE = 19, /* struct raw_dev_collective */
+	RAW_REC_DEV_SAMPLE  = 20, /* struct raw_dev_sample: NVML-like sample */
+	RAW_REC_DEV_INFO    = 21, /* struct raw_dev_info: a device's properties */
+	RAW_REC_DEV_MARKER  = 22, /* struct raw_dev_marker: NVTX range or mark */
 	RAW_REC_TYPE_MAX
 };
 
@@ -188,6 +200,126 @@ struct raw_op {
 	int64_t  seq;            /* autograd sequence number, -1 if none */
 	int32_t  fwd_tid;        /* backward ops: the forward op's thread, 0 if none */
 	uint32_t pad;
+};
+
+/*
+ * Device activity (DESIGN §7). Every device record names its backend's
+ * device family in `vendor` (enum raw_dev_vendor), so outputs say CUDA or
+ * SIM. Times are CLOCK_MONOTONIC ns (`ts` start, `end` end). `correlation`
+ * joins an activity to the API call that launched it (CUPTI's correlation
+ * id; the sim library's own ids); 0 means none.
+ */
+enum raw_dev_vendor { RAW_VENDOR_SIM = 1, RAW_VENDOR_CUDA = 2 };
+
+enum raw_dev_kind {
+	RAW_DEV_KERNEL = 1,
+	RAW_DEV_MEMCPY = 2,
+	RAW_DEV_MEMSET = 3,
+	RAW_DEV_SYNC   = 4,      /* a synchronization the device waited in */
+};
+
+enum raw_copy_kind {
+	RAW_COPY_UNKNOWN = 0, RAW_COPY_HTOD = 1, RAW_COPY_DTOH = 2, RAW_COPY_DTOD = 3,
+	RAW_COPY_HTOH = 4, RAW_COPY_PTOP = 5,
+};
+
+struct raw_dev_activity {
+	uint64_t end;
+	uint64_t correlation;
+	uint64_t bytes;          /* copies and sets */
+	uint32_t kind;           /* enum raw_dev_kind */
+	uint32_t vendor;         /* enum raw_dev_vendor */
+	uint32_t device;
+	uint32_t stream;
+	uint32_t name_id;        /* kernel name; for copies and sets 0 (outputs name them) */
+	uint32_t copy_kind;      /* enum raw_copy_kind */
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t registers;      /* per thread */
+	uint32_t shared_bytes;   /* static + dynamic shared memory */
+};
+
+enum raw_api_domain { RAW_API_RUNTIME = 1, RAW_API_DRIVER = 2, RAW_API_SIM = 3 };
+
+struct raw_dev_api {
+	uint64_t end;
+	uint64_t correlation;
+	int32_t  tid;            /* the calling thread's OS tid */
+	uint32_t name_id;        /* "cudaLaunchKernel", "sim_kernel" ... */
+	uint32_t domain;         /* enum raw_api_domain */
+	uint32_t vendor;
+	uint32_t cbid;           /* CUPTI callback id; 0 for sim */
+	uint32_t pad;
+};
+
+#define RAW_MEM_FREE 0x1u    /* a release; otherwise an allocation */
+struct raw_dev_memory {
+	uint64_t address;
+	uint64_t bytes;
+	uint64_t correlation;
+	int32_t  tid;            /* the thread that asked, 0 if unknown */
+	uint32_t device;
+	uint32_t vendor;
+	uint32_t flags;          /* RAW_MEM_* */
+	uint32_t stream;         /* 0 if not stream-ordered */
+	uint32_t pad;
+};
+
+enum raw_coll_op {
+	RAW_COLL_ALLREDUCE = 1, RAW_COLL_ALLGATHER = 2, RAW_COLL_BROADCAST = 3,
+	RAW_COLL_REDUCESCATTER = 4, RAW_COLL_SEND = 5, RAW_COLL_RECV = 6,
+	RAW_COLL_ALLTOALL = 7, RAW_COLL_REDUCE = 8,
+};
+
+/* A collective as the device ran it: `ts`..`end` on `stream`. */
+struct raw_dev_collective {
+	uint64_t end;
+	uint64_t bytes;
+	uint64_t correlation;
+	uint32_t op;             /* enum raw_coll_op */
+	uint32_t vendor;
+	uint32_t device;
+	uint32_t stream;
+	uint32_t name_id;        /* the kernel or op name as the backend saw it */
+	uint32_t group_id;       /* the group's name ("default_group", "tp0") */
+	uint32_t ranks_id;       /* the group's global ranks, "0,1,2,3" */
+	int32_t  rank;           /* this process's global rank, -1 unknown */
+	int32_t  peer;           /* send/recv: the other global rank; -1 otherwise */
+	uint32_t pad;
+};
+
+/* Written by the launcher's sampler; `ts` is the sample time. */
+struct raw_dev_sample {
+	uint32_t device;
+	uint32_t vendor;
+	uint32_t util_pct;       /* compute utilisation */
+	uint32_t mem_util_pct;   /* memory-controller utilisation */
+	uint64_t mem_used_bytes;
+	uint64_t mem_total_bytes;
+	uint32_t power_mw;
+	uint32_t sm_clock_mhz;
+	uint32_t temperature_c;
+	uint32_t pad;
+};
+
+struct raw_dev_info {
+	uint32_t device;
+	uint32_t vendor;
+	uint32_t name_id;
+	uint32_t sm_count;
+	uint64_t total_mem_bytes;
+	uint32_t compute_major, compute_minor;
+	uint32_t uuid_id;        /* string, 0 if unknown */
+	uint32_t pad;
+};
+
+#define RAW_MARKER_RANGE 0x1u /* a range [ts, end]; else an instant mark */
+struct raw_dev_marker {
+	uint64_t end;
+	int32_t  tid;
+	uint32_t name_id;
+	uint32_t domain_id;      /* NVTX domain name, 0: default */
+	uint32_t flags;          /* RAW_MARKER_* */
 };
 
 static inline uint32_t raw_align(uint32_t n)
