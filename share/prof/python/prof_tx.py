@@ -14,6 +14,7 @@ import ctypes
 import functools
 import json
 import os
+import sys
 
 __all__ = ["mark", "range_push", "range_pop", "range", "step", "start", "stop",
            "add_metadata", "add_metadata_json", "enabled"]
@@ -94,22 +95,36 @@ class range:  # noqa: A001 - the API's name, as in nvtx.range
         return wrapped
 
 
+def _tell_hooks(what):
+    # prof's PyTorch hooks (share/prof/python/_prof_hooks), when loaded: explicit
+    # steps replace the optimizer-detected ones, and torch operators start and
+    # stop with start()/stop() rather than at the next step.
+    hooks = sys.modules.get("_prof_hooks")
+    if hooks is not None:
+        getattr(hooks, what)()
+
+
 def step():
-    """A training or inference step ends here; the next begins."""
+    """A training or inference step ends here; the next begins. Under prof's
+    PyTorch hooks, from the first call on, Optimizer.step() no longer ends
+    steps: the program's own steps do."""
     if _lib:
         _lib.prof_step()
+        _tell_hooks("explicit_step")
 
 
 def start():
     """Resume recording in this process."""
     if _lib:
         _lib.prof_start()
+        _tell_hooks("recording_changed")
 
 
 def stop():
     """Pause recording in this process."""
     if _lib:
         _lib.prof_stop()
+        _tell_hooks("recording_changed")
 
 
 def add_metadata(key, value):

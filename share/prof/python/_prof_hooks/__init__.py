@@ -1,0 +1,151 @@
+"""prof's hooks for PyTorch programs, installed by sitecustomize right after
+`import torch` has finished, in every Python process of a `prof run`.
+
+  steps.py   a step ends at each top-level Optimizer.step() of the leading
+             optimizer (rules in steps.py); each is reported with prof_step()
+  ops.py     torch's profiler (CPU activity) run in the windows the agent's
+             schedule opens; operators go to the agent's framework stream
+  data.py    DataLoader ranges: fetches in worker processes, batches taken
+  guard.py   every hook body runs guarded: an exception is logged to the
+             agent (logs/agent-<pid>.log) and switches that hook off
+
+Explicit steps: a program that calls prof_tx.step() itself says where its
+steps end; from its first call on, optimizer steps no longer end steps
+(prof_tx.step() reports the step and calls `explicit_step()` here so the
+operator collection follows). prof_tx.start()/stop() call
+`recording_changed()`, so operators start and stop with them.
+
+Nothing here raises into the program or writes to its stdout/stderr.
+"""
+import atexit
+import importlib
+import os
+import sys
+import threading
+
+from . import agent as _agent
+from .guard import Guard
+
+_hooks = None
+
+
+class Hooks:
+    def __init__(self, torch, agent):
+        self.torch = torch
+        self.agent = agent
+        self.explicit = False
+        self.collector = None
+        self.ops_guard = Guard("operators", agent.log)
+        self.steps = None
+
+    def install(self):
+        from . import data, steps
+        torch, log = self.torch, self.agent.log
+        # A multiprocessing child (spawn, forkserver: DataLoader workers, mp.spawn
+        # ranks) collects operators only once it steps.
+        main = not multiprocessing_child()
+        if self.agent.has_fw:
+            from .ops import Collector
+            c = self.ops_guard.call(Collector, torch.autograd.profiler, torch.empty, self.agent,
+                                    self.ops_guard, main)
+            if c is not None:
+                self.collector = c
+                self.ops_guard.on_fail = c.abandon
+                self.ops_guard.call(c.watch_user_profilers, torch)
+                os.register_at_fork(after_in_child=c.after_fork_in_child)
+        self.steps = steps.Steps(self._step_ended, Guard("step", log))
+        optim = _module("torch.optim.optimizer")
+        path = self.steps.install(optim) if optim is not None else None
+        for name in ("torch.utils.data._utils.fetch", "torch.utils.data.dataloader"):
+            _module(name)
+        check = self.collector.check_fork if self.collector else None
+        wrapped = data.install(self.agent, Guard("DataLoader", log), check)
+        log("installed in %s (torch %s): steps via %s; DataLoader: %s; operators: %s" % (
+            "the main process" if main else "a multiprocessing child",
+            getattr(torch, "__version__", "?"), path or "nothing (no known optimizer hook)",
+            ", ".join(wrapped) or "nothing",
+            "yes" if self.collector else
+            "no (the agent has no framework stream)" if not self.agent.has_fw else "no (failed)"))
+        atexit.register(self._at_exit)  # after torch's own: runs before them
+        # Step 1 may record from here on; torch's profiler belongs to the thread
+        # that starts it, so only when that is the main thread, which steps.
+        if self.collector is not None and main and \
+                threading.current_thread() is threading.main_thread():
+            self.ops_guard.call(self.collector.update)
+
+    def _step_ended(self):
+        if not self.explicit:
+            self.agent.step()
+        if self.collector is not None and self.ops_guard.on:
+            self.ops_guard.call(self.collector.update)
+
+    def explicit_step(self):
+        if not self.explicit:
+            self.explicit = True
+            self.agent.log("the program calls prof_tx.step(): optimizer steps no longer end steps")
+        if self.collector is not None and self.ops_guard.on:
+            self.ops_guard.call(self.collector.update)
+
+    def recording_changed(self):
+        if self.collector is not None and self.ops_guard.on:
+            self.ops_guard.call(self.collector.update, False)
+
+    def _at_exit(self):
+        if self.collector is not None and self.ops_guard.on:
+            self.ops_guard.call(self.collector.at_exit)
+        if self.steps is not None and self.steps.count:
+            self.agent.log("%d optimizer steps ended steps in this process%s" % (
+                self.steps.count, " (then prof_tx.step() took over)" if self.explicit else ""))
+
+
+def multiprocessing_child():
+    """Started by multiprocessing's spawn or forkserver. sys.orig_argv (3.10+)
+    because a spawned child's sys.argv is the parent's by the time its
+    __main__ (and torch) is imported."""
+    argv = getattr(sys, "orig_argv", None) or sys.argv
+    return "--multiprocessing-fork" in argv or \
+        any(a.startswith("from multiprocessing.") for a in argv)
+
+
+def _module(name):
+    mod = sys.modules.get(name)
+    if mod is None:
+        try:
+            mod = importlib.import_module(name)
+        except Exception:
+            return None
+    return mod
+
+
+def install(torch):
+    """Called by sitecustomize once torch/__init__.py has run."""
+    global _hooks
+    if _hooks is not None:
+        return
+    agent = _agent.load()
+    if agent is None:
+        return
+    hooks = Hooks(torch, agent)
+    _hooks = hooks
+    try:
+        hooks.install()
+    except Exception as e:
+        Guard("install", agent.log).fail(e)
+
+
+def explicit_step():
+    """prof_tx.step() was called: the program marks its steps itself."""
+    if _hooks is not None:
+        try:
+            _hooks.explicit_step()
+        except Exception:
+            pass
+
+
+def recording_changed():
+    """prof_tx.start()/stop() was called: operators follow at once, not at the next step."""
+    if _hooks is not None:
+        try:
+            _hooks.recording_changed()
+        except Exception:
+            pass

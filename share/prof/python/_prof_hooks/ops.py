@@ -1,0 +1,366 @@
+"""Framework operators: torch's profiler (CPU activity only), driven by
+prof's steps and schedule, converted into the agent's framework stream.
+
+The agent decides which steps record (schedule, --dynamic, prof_start/stop)
+and says so through prof_fw_state(); `update()` asks after every step (and
+once when torch has been imported) and:
+
+  * starts the profiler at the first step that warms up or records, with
+    record_shapes / with_stack / profile_memory / with_modules from the
+    state's bits (only the arguments this torch takes);
+  * when the window's last recorded step ends (or a new window begins right
+    after it, or the detail bits change) stops it and sends its operators;
+  * inside a long window stops, sends and restarts every FLUSH_EVERY
+    recorded steps, so a crash loses at most that many steps of operators;
+  * stops and sends at exit (atexit).
+
+Operators that started before the window's first recorded step (warm-up)
+are dropped. Clock: torch timestamps (epoch-based in 1.13) are mapped onto
+CLOCK_MONOTONIC through marks recorded right after each start: a few
+torch.empty(0) calls, each timed with time.monotonic_ns(), inside a
+"prof::clock_sync" range; the offset comes from the most tightly timed one
+(within ~1 us; record_function's own enter/exit would be ~10 us off). The
+marks are not sent. Threads: the marks' torch thread id is this thread's
+OS id; other torch thread ids are sent negated (the agent's convention for
+"unknown").
+
+Backward: an operator is flagged backward when it is an autograd node
+(scope BACKWARD_FUNCTION, or named "autograd::engine::evaluate_function:
+...") or runs nested inside one on its thread (its parent chain, rebuilt
+from time nesting), which covers the aten ops a backward node calls.
+
+The stop uses the profiler's raw results (torch.autograd._disable_profiler),
+not FunctionEvents: torch's own FunctionEvent parsing costs more than the
+rest of the collection together.
+
+Stepping aside: when the program starts a profiler of its own
+(torch.profiler.profile, torch.autograd.profiler.profile, emit_nvtx/emit_itt,
+the legacy profiler: all go through torch.autograd's _prepare_profiler /
+_enable_profiler / _enable_profiler_legacy), ours stops first, sends what it
+has, and never starts again in this process; the reason goes to the agent
+log. Steps are still recorded.
+
+Only a process that steps collects, plus the main process (not a
+multiprocessing child) from the moment torch is imported until its first
+step. A fork child drops the profiler session it inherited (its events are
+the parent's) at its first hook call.
+"""
+import json
+import threading
+import time
+
+from . import agent as A
+
+SYNC_NAME = "prof::clock_sync"
+SYNC_OP = "aten::empty"
+SYNC_CALLS = 8
+FLUSH_EVERY = 10
+SCOPE_BACKWARD = 1    # at::RecordScope::BACKWARD_FUNCTION
+SCOPE_USER = 7        # at::RecordScope::USER_SCOPE (record_function)
+MEMORY_EVENT = "[memory]"
+BACKWARD_PREFIX = "autograd::engine::evaluate_function"
+
+
+class Collector:
+    def __init__(self, profiler, empty, agent, guard, main_process):
+        """profiler: torch.autograd.profiler (profile, record_function and
+        the _disable_profiler it imported from torch.autograd); empty:
+        torch.empty, the clock marks' operator."""
+        self.agent = agent
+        self.guard = guard
+        self.main = main_process
+        self._profiler = profiler
+        self._disable = profiler._disable_profiler
+        self._empty = empty
+        self._kwargs_ok = self._profile_params()
+        self._tls = threading.local()  # .ours: the profiler calls are ours
+        self.aside = False       # the program profiles itself: never again here
+        self.running = False
+        self.owner = None        # thread that started the profiler (its state is per thread)
+        self.native = 0          # that thread's OS id
+        self.detail = 0          # PROF_FW_* detail bits of the running session
+        self.recording = False   # the step in progress is recorded
+        self.windows = 0
+        self.keep_from = None    # ns: operators starting earlier are dropped
+        self.rec_steps = 0       # recorded steps begun since the last flush
+        self.sync = None
+        self.forked = False
+        self.sent = 0
+        self._names = {}
+        self._types = {}
+        self._other_thread_logged = False
+
+    def _profile_params(self):
+        import inspect
+        try:
+            return set(inspect.signature(self._profiler.profile.__init__).parameters)
+        except (TypeError, ValueError):
+            return {"use_cpu", "record_shapes", "with_stack", "profile_memory", "with_modules"}
+
+    # --- stepping aside -------------------------------------------------
+    def watch_user_profilers(self, torch):
+        targets = [(self._profiler, "_prepare_profiler"), (self._profiler, "_enable_profiler"),
+                   (torch.autograd, "_prepare_profiler"), (torch.autograd, "_enable_profiler"),
+                   (torch.autograd, "_enable_profiler_legacy")]
+        legacy = getattr(torch.autograd, "profiler_legacy", None)
+        if legacy is not None:
+            targets.append((legacy, "_enable_profiler_legacy"))
+        for module, name in targets:
+            self._watch(module, name)
+
+    def _watch(self, module, name):
+        orig = getattr(module, name, None)
+        if orig is None or getattr(orig, "_prof_watch", False):
+            return
+        coll = self
+        what = "%s.%s" % (getattr(module, "__name__", "?"), name)
+
+        def watched(*args, **kwargs):
+            if not getattr(coll._tls, "ours", False):
+                coll.guard.call(coll.step_aside, what)
+            return orig(*args, **kwargs)
+
+        watched._prof_watch = True
+        watched.__name__ = getattr(orig, "__name__", name)
+        watched.__doc__ = getattr(orig, "__doc__", None)
+        setattr(module, name, watched)
+
+    def step_aside(self, what):
+        if self.aside:
+            return
+        self.aside = True
+        msg = ("the program starts a profiler of its own (%s): prof stepped aside, operators are "
+               "no longer collected in this process; steps are still recorded" % what)
+        if self.running and threading.get_ident() == self.owner:
+            self._stop(send=True)
+        elif self.running:
+            msg += " (ours stops at this thread's next step)"
+        self.agent.log(msg)
+
+    # --- the window -----------------------------------------------------
+    def check_fork(self):
+        if self.forked:
+            self._forget_inherited()
+
+    def _forget_inherited(self):
+        """In a fork child: the running session holds the parent's events."""
+        self.forked = False
+        if not self.running:
+            return
+        self.running = False
+        self.keep_from = None
+        self.recording = False
+        if threading.get_ident() == self.owner:
+            self._tls.ours = True
+            try:
+                self._disable()
+            except Exception:
+                pass
+            finally:
+                self._tls.ours = False
+        self.agent.log("dropped the operator collection inherited through fork")
+
+    def after_fork_in_child(self):
+        self.forked = True  # nothing else here: the child may hold no lock we need
+
+    def update(self, step_ended=True):
+        """After each step (and at torch import, and when the program calls
+        prof_tx.start/stop: step_ended False): follow the agent's state."""
+        if self.forked:
+            self._forget_inherited()
+        if self.running and threading.get_ident() != self.owner:
+            if not self._other_thread_logged:
+                self._other_thread_logged = True
+                self.agent.log("a step ended on another thread than the one collecting "
+                               "operators; that thread's steps do not drive the collection")
+            return
+        flags, windows = self.agent.state()
+        rec = bool(flags & A.RECORDING)
+        want = not self.aside and bool(flags & A.OPS) and bool(flags & (A.RECORDING | A.WARMUP))
+        if self.running:
+            ended = self.recording and (not rec or windows != self.windows)
+            if not want or ended or (flags & A.DETAIL) != self.detail:
+                self._stop(send=True)
+            elif rec and step_ended and self.rec_steps >= FLUSH_EVERY:
+                self._stop(send=True)
+        if want and not self.running:
+            self._start(flags & A.DETAIL)
+        if self.running and rec:
+            if self.keep_from is None:
+                self.keep_from = time.monotonic_ns()
+            if step_ended or self.rec_steps == 0:
+                self.rec_steps += 1
+        self.recording = self.running and rec
+        self.windows = windows
+
+    def at_exit(self):
+        if self.forked:
+            self._forget_inherited()
+        elif self.running and threading.get_ident() == self.owner:
+            self._stop(send=True)
+
+    def _start(self, detail):
+        kw = {"use_cpu": True, "record_shapes": bool(detail & A.SHAPES),
+              "with_stack": bool(detail & A.STACK), "profile_memory": bool(detail & A.MEMORY),
+              "with_modules": bool(detail & A.MODULES), "use_kineto": True}
+        p = self._profiler.profile(**{k: v for k, v in kw.items() if k in self._kwargs_ok})
+        self._tls.ours = True
+        try:
+            p.__enter__()
+        finally:
+            self._tls.ours = False
+        self.running = True
+        self.owner = threading.get_ident()
+        self.native = threading.get_native_id()
+        self.detail = detail
+        self.keep_from = None
+        self.rec_steps = 0
+        self.sync = self._clock_marks()
+
+    def abandon(self):
+        """After a failure of ours: switch the profiler off, keep nothing,
+        so that it neither grows nor blocks a profiler of the program's."""
+        if self.running and threading.get_ident() == self.owner:
+            self.running = False
+            self._tls.ours = True
+            try:
+                self._disable()
+            except Exception:
+                pass
+            finally:
+                self._tls.ours = False
+
+    def _clock_marks(self):
+        """SYNC_CALLS tiny operators, each timed with time.monotonic_ns(),
+        inside a "prof::clock_sync" range that finds them again. An aten
+        call from Python is stamped within about a microsecond of the calls
+        around it; record_function's own enter/exit are Python-heavy and
+        lopsided (~10 us), so the range only marks where to look."""
+        empty, mono = self._empty, time.monotonic_ns
+        pairs = []
+        with self._profiler.record_function(SYNC_NAME):
+            for _ in range(SYNC_CALLS):
+                t0 = mono()
+                empty(0)
+                pairs.append((t0, mono()))
+        return pairs
+
+    def _stop(self, send):
+        self.running = False
+        self._tls.ours = True
+        try:
+            result = self._disable()
+        finally:
+            self._tls.ours = False
+        if send and self.keep_from is not None:
+            self._send(result, self.keep_from)
+        self.keep_from = None
+        self.recording = False
+
+    # --- conversion -----------------------------------------------------
+    def _offset(self, events, sync, times):
+        """ns to add to the profiler's times to get CLOCK_MONOTONIC: from the
+        clock mark timed most tightly (the last SYNC_CALLS SYNC_OP events in
+        the marker range, on its thread: 1.13's record_function makes one of
+        its own when it enters); the midpoints of the range and of the
+        calls around it when the marks are not all there."""
+        ss, se = times(sync)
+        tid = sync.start_thread_id()
+        marks = sorted((times(e) for e in events
+                        if e.name() == SYNC_OP and e.start_thread_id() == tid
+                        and ss <= times(e)[0] <= se), key=lambda m: m[0])[-SYNC_CALLS:]
+        pairs = self.sync
+        if len(marks) != len(pairs):
+            return (pairs[0][0] + pairs[-1][1]) // 2 - (ss + se) // 2
+        i = min(range(len(pairs)), key=lambda k: pairs[k][1] - pairs[k][0])
+        (t0, t1), (m0, m1) = pairs[i], marks[i]
+        return (t0 + t1) // 2 - (m0 + m1) // 2
+
+    def _send(self, result, keep_from):
+        t_begin = time.monotonic_ns()
+        events = result.events()
+        if not events:
+            return
+        e0 = events[0]
+        if hasattr(e0, "start_ns"):
+            def times(e):
+                s = e.start_ns()
+                return s, s + e.duration_ns()
+        else:
+            def times(e):
+                s = e.start_us()
+                return s * 1000, (s + e.duration_us()) * 1000
+        sync = next((e for e in events if e.name() == SYNC_NAME), None)
+        if sync is None:
+            self.agent.log("operators dropped: the clock marks are missing from the profiler's results")
+            return
+        offset = self._offset(events, sync, times)
+        main_tid = sync.start_thread_id()
+        native = self.native
+        shapes_on = bool(self.detail & A.SHAPES)
+        stack_on = bool(self.detail & A.STACK)
+
+        recs = []
+        memory = 0
+        for e in events:
+            if e is sync:
+                continue
+            s, t = times(e)
+            s += offset
+            if s < keep_from:
+                continue
+            name = e.name()
+            if name == MEMORY_EVENT:
+                memory += 1
+                continue
+            recs.append((s, -(t + offset), e, name))
+        recs.sort(key=lambda r: (r[0], r[1]))
+
+        names, types_cache = self._names, self._types
+        fw_op = self.agent.fw_op
+        stacks = {}  # torch thread id -> [(end, backward)]
+        sent = failed = 0
+        for s, neg_end, e, name in recs:
+            end = -neg_end
+            tid = e.start_thread_id()
+            st = stacks.get(tid)
+            if st is None:
+                st = stacks[tid] = []
+            while st and end > st[-1][0]:
+                st.pop()
+            scope = e.scope()
+            bwd = scope == SCOPE_BACKWARD or name.startswith(BACKWARD_PREFIX) or \
+                bool(st and st[-1][1])
+            st.append((end, bwd))
+            flags = (A.OP_BACKWARD if bwd else 0) | (A.OP_USER if scope == SCOPE_USER else 0)
+            bname = names.get(name)
+            if bname is None:
+                bname = names[name] = name.encode("utf-8", "replace")
+            shapes = types = stack = None
+            if shapes_on:
+                sh = e.shapes()
+                if sh:
+                    shapes = str(sh).encode()  # lists of ints: Python's repr is JSON
+                    dt = tuple(e.dtypes())
+                    types = types_cache.get(dt)
+                    if types is None:
+                        types = types_cache[dt] = json.dumps(list(dt)).encode()
+            if stack_on:
+                frames = e.stack()
+                if frames:
+                    stack = ";".join(frames).encode("utf-8", "replace")
+            fwd = e.fwd_thread_id()
+            if fwd:
+                fwd = native if fwd == main_tid else -fwd
+            if fw_op(native if tid == main_tid else -tid, s, end, bname, shapes, types, stack,
+                     flags, e.sequence_nr(), fwd) == 0:
+                sent += 1
+            else:
+                failed += 1
+        self.sent += sent
+        msg = "operators: %d sent in %.1f ms" % (sent, (time.monotonic_ns() - t_begin) / 1e6)
+        if failed:
+            msg += ", %d refused by the agent" % failed
+        if memory:
+            msg += ", %d memory events not kept (no record for them yet)" % memory
+        self.agent.log(msg)

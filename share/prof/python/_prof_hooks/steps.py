@@ -1,0 +1,190 @@
+"""Training steps from Optimizer.step(), without editing the program.
+
+A step ends when a top-level Optimizer.step() returns. "Top-level" is per
+thread: a step() called while another step() of any optimizer is running on
+the same thread (a subclass calling super().step(), a wrapper optimizer
+stepping its inner one, LBFGS re-entering through its closure) is part of
+the outer one and counts once.
+
+Two optimizers (GAN-style D.step(); G.step(), or any number of them): the
+first optimizer object that steps leads, and a step ends when the leading
+optimizer's step() returns; steps of the other optimizers fall inside
+steps. When another optimizer steps twice while the leader does not step,
+it becomes the leader (its second step ends a step), so a program that
+switches optimizers between phases keeps counting. A leader that was
+garbage-collected hands over to the next optimizer that steps.
+
+Where the hook goes, chosen by what the installed torch offers:
+
+  * `Optimizer._hook_for_profile` (1.x, 2.0) or `Optimizer._patch_step_function`
+    (2.1 on): torch calls it from Optimizer.__init__ to wrap the class's
+    step() in its record_function("Optimizer.step#X.step"); we wrap that
+    method so each optimizer class's step() gets a second wrapper OUTSIDE
+    torch's, with a thread-local depth counter. The step therefore ends
+    after torch's "Optimizer.step#..." range has closed (no range straddles
+    a step boundary), and a step() that raises cannot leave the depth wrong.
+  * otherwise, `register_optimizer_step_pre_hook`/`..._post_hook` (the
+    global hooks of 2.x): the depth counter follows pre/post hook pairs; a
+    step() that raised never gets its post hook, so the counter keeps the
+    frames of the calls in flight and forgets those no longer on the stack.
+
+DataLoader worker processes never count steps.
+"""
+import functools
+import sys
+import threading
+import weakref
+
+
+def in_dataloader_worker():
+    w = sys.modules.get("torch.utils.data._utils.worker")
+    return w is not None and getattr(w, "_worker_info", None) is not None
+
+
+class LeaderRule:
+    """Decides which optimizer's step() ends a step (the rule above)."""
+
+    def __init__(self):
+        self._leader = None  # weakref (or a plain reference for objects without weakrefs)
+        self._others = {}    # id(optimizer) -> steps since the leader last stepped
+
+    def _lead(self, opt):
+        try:
+            self._leader = weakref.ref(opt)
+        except TypeError:
+            self._leader = lambda o=opt: o
+        self._others.clear()
+
+    def ends_step(self, opt):
+        leader = self._leader() if self._leader is not None else None
+        if leader is None or leader is opt:
+            if leader is None:
+                self._lead(opt)
+            self._others.clear()
+            return True
+        n = self._others.get(id(opt), 0) + 1
+        if n >= 2:
+            self._lead(opt)
+            return True
+        self._others[id(opt)] = n
+        return False
+
+
+class Steps:
+    def __init__(self, on_step, guard):
+        self._on_step = on_step  # called with no argument when a step ends
+        self.guard = guard
+        self.rule = LeaderRule()
+        self.count = 0
+        self.path = None
+        self._tls = threading.local()
+        self._lock = threading.Lock()
+
+    def install(self, optim_module):
+        """Hooks torch.optim.optimizer; returns the path taken, None if none fits."""
+        opt_cls = getattr(optim_module, "Optimizer", None)
+        for name in ("_hook_for_profile", "_patch_step_function"):
+            if opt_cls is not None and callable(getattr(opt_cls, name, None)):
+                self._wrap_patcher(opt_cls, name)
+                self.path = "Optimizer." + name
+                return self.path
+        pre = getattr(optim_module, "register_optimizer_step_pre_hook", None)
+        post = getattr(optim_module, "register_optimizer_step_post_hook", None)
+        if pre is not None and post is not None:
+            pre(self._pre_hook)
+            post(self._post_hook)
+            self.path = "register_optimizer_step_post_hook"
+        return self.path
+
+    # A step ended at the top level of this thread.
+    def _top_level(self, opt):
+        if in_dataloader_worker():
+            return
+        with self._lock:
+            ends = self.rule.ends_step(opt)
+            if ends:
+                self.count += 1
+        if ends:
+            self._on_step()
+
+    # Path 1: an outer wrapper per optimizer class.
+    def _wrap_patcher(self, opt_cls, name):
+        orig = getattr(opt_cls, name)
+        steps = self
+
+        @functools.wraps(orig)
+        def patcher(opt, *args, **kwargs):
+            result = orig(opt, *args, **kwargs)  # torch wraps cls.step (once per class)
+            steps.guard.call(steps._wrap_class, type(opt))
+            return result
+
+        setattr(opt_cls, name, patcher)
+
+    def _wrap_class(self, cls):
+        fn = cls.step
+        if getattr(fn, "_prof_wrapped", False):
+            return
+        cls.step = self._wrap_step(fn)
+
+    def _wrap_step(self, fn):
+        steps = self
+        tls = self._tls
+
+        @functools.wraps(fn)  # copies torch's `hooked` flag too, so torch leaves it alone
+        def step(*args, **kwargs):
+            depth = getattr(tls, "depth", 0)
+            tls.depth = depth + 1
+            try:
+                out = fn(*args, **kwargs)
+            finally:
+                tls.depth = depth
+            if depth == 0 and args and steps.guard.on:
+                steps.guard.call(steps._top_level, args[0])
+            return out
+
+        step._prof_wrapped = True
+        return step
+
+    # Path 2: torch's global pre/post hooks, called from inside its wrapper.
+    def _pre_hook(self, opt, args, kwargs):
+        if not self.guard.on:
+            return None
+        try:
+            self._pre(sys._getframe(1))  # torch's wrapper running this step()
+        except Exception as e:
+            self.guard.fail(e)
+        return None
+
+    def _pre(self, caller):
+        try:
+            frames = self._tls.frames
+        except AttributeError:
+            frames = self._tls.frames = []
+        if frames:  # forget calls that raised: they are no longer on the stack
+            live = set()
+            f = caller.f_back
+            while f is not None:
+                live.add(id(f))
+                f = f.f_back
+            frames[:] = [f for f in frames if id(f) in live]
+        frames.append(caller)
+
+    def _post_hook(self, opt, args, kwargs):
+        if not self.guard.on:
+            return None
+        try:
+            self._post(sys._getframe(1), opt)
+        except Exception as e:
+            self.guard.fail(e)
+        return None
+
+    def _post(self, caller, opt):
+        frames = getattr(self._tls, "frames", None)
+        if not frames:
+            return
+        while frames and frames[-1] is not caller:
+            frames.pop()
+        if frames:
+            frames.pop()
+        if not frames:
+            self._top_level(opt)

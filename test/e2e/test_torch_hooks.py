@@ -1,0 +1,559 @@
+"""prof's Python hooks (share/prof/python) against fake torch modules: step
+detection on the three optimizer hook paths (torch 1.x _hook_for_profile,
+2.1+ _patch_step_function, 2.x global pre/post hooks), the two-optimizers
+rule, the operator collector's window logic and conversion, and
+sitecustomize's start-up behaviour. Needs no torch, so the 2.x paths are
+tested on a machine that has only 1.13 (or no torch at all)."""
+import functools
+import gc
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import types
+import unittest
+
+from proftest import PYTHON, SRC
+
+PYDIR = os.path.join(SRC, "share", "prof", "python")
+sys.path.insert(0, PYDIR)
+
+from _prof_hooks import agent as A  # noqa: E402
+from _prof_hooks.guard import Guard  # noqa: E402
+from _prof_hooks.ops import Collector  # noqa: E402
+from _prof_hooks.steps import LeaderRule, Steps  # noqa: E402
+
+
+# --- fake torch.optim.optimizer modules -------------------------------------
+
+def fake_optim(kind):
+    """A torch.optim.optimizer look-alike. kind: "1.x" (_hook_for_profile),
+    "2.1" (_patch_step_function), "global" (only the global pre/post hooks)."""
+    mod = types.ModuleType("fake_optimizer_" + kind)
+    mod.ranges = []  # what torch's own record_function wrapper saw
+    pre_hooks, post_hooks = [], []
+
+    def profile_hook_step(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            self = args[0]
+            mod.ranges.append("enter " + type(self).__name__)
+            try:
+                for h in pre_hooks:
+                    h(self, args, kwargs)
+                out = func(*args, **kwargs)
+                for h in post_hooks:
+                    h(self, args, kwargs)
+                return out
+            finally:
+                mod.ranges.append("exit " + type(self).__name__)
+        return wrapper
+
+    def patch(self):
+        hooked = getattr(self.__class__.step, "hooked", None)
+        if not hooked:
+            self.__class__.step = profile_hook_step(self.__class__.step)
+            self.__class__.step.hooked = True
+
+    class Optimizer:
+        def __init__(self, name="opt"):
+            self.name = name
+            self.calls = 0
+            getattr(self, patch_name)()
+
+        def step(self, closure=None):
+            raise NotImplementedError
+
+    patch_name = {"1.x": "_hook_for_profile", "2.1": "_patch_step_function",
+                  "global": "_private_patch"}[kind]
+    setattr(Optimizer, patch_name, patch)
+    mod.Optimizer = Optimizer
+    if kind != "1.x":
+        mod.register_optimizer_step_pre_hook = pre_hooks.append
+        mod.register_optimizer_step_post_hook = post_hooks.append
+    return mod
+
+
+def optimizer_classes(mod):
+    class SGD(mod.Optimizer):
+        def step(self, closure=None):
+            self.calls += 1
+            if closure is not None:
+                closure()
+
+    class SubSGD(SGD):
+        def step(self, closure=None):
+            return super().step(closure)
+
+    class Failing(SGD):
+        fail = True
+
+        def step(self, closure=None):
+            super().step(closure)
+            if self.fail:
+                raise RuntimeError("nan in the gradients")
+
+    class Wrapper(mod.Optimizer):
+        def __init__(self, inner):
+            self.inner = inner
+            super().__init__("wrapper")
+
+        def step(self, closure=None):
+            return self.inner.step(closure)
+
+    return SGD, SubSGD, Failing, Wrapper
+
+
+class Log(list):
+    def __call__(self, msg):
+        self.append(msg)
+
+
+class StepPaths(unittest.TestCase):
+    def setUp(self):
+        self.ended = 0
+        self.log = Log()
+
+    def install(self, kind):
+        mod = fake_optim(kind)
+        steps = Steps(self.on_step, Guard("step", self.log))
+        path = steps.install(mod)
+        return mod, steps, path
+
+    def on_step(self):
+        self.ended += 1
+
+    def count(self, kind, scenario):
+        """Steps ended by scenario(classes) on a fresh fake torch."""
+        mod, steps, path = self.install(kind)
+        self.ended = 0
+        scenario(*optimizer_classes(mod))
+        self.assertEqual(self.log, [])
+        self.assertEqual(steps.count, self.ended)
+        return self.ended, path
+
+    def check_all_cases(self, kind, expected_path):
+        def plain(SGD, *_):
+            opt = SGD()
+            for _ in range(3):
+                opt.step()
+
+        def subclass(SGD, SubSGD, *_):
+            SGD()                              # SGD.step wrapped by "torch" first
+            sub = SubSGD()                     # super().step() goes through SGD's wrappers
+            for _ in range(3):
+                sub.step()
+            self.assertEqual(sub.calls, 3)
+
+        def nested(SGD, SubSGD, Failing, Wrapper):
+            opt = Wrapper(SGD())
+            for _ in range(3):
+                opt.step()
+
+        def closure_steps(SGD, *_):            # a closure that steps (LBFGS-like re-entry)
+            inner, outer = SGD(), SGD()
+            for _ in range(3):
+                outer.step(closure=inner.step)
+
+        def raising(SGD, SubSGD, Failing, Wrapper):
+            bad = Failing()
+            with self.assertRaises(RuntimeError):
+                bad.step()                     # does not end a step...
+            bad.fail = False
+            for _ in range(3):
+                bad.step()                     # ... and leaves no depth behind
+
+        ended, path = self.count(kind, plain)
+        self.assertEqual((ended, path), (3, expected_path))
+        self.assertEqual(self.count(kind, subclass)[0], 3, "subclass -> super().step() counts once")
+        self.assertEqual(self.count(kind, nested)[0], 3, "an optimizer stepping an inner one counts once")
+        self.assertEqual(self.count(kind, closure_steps)[0], 3, "a step inside a step counts once")
+        self.assertEqual(self.count(kind, raising)[0], 3, "a step that raised")
+
+    def test_torch_1x_hook_for_profile(self):
+        self.check_all_cases("1.x", "Optimizer._hook_for_profile")
+
+    def test_torch_21_patch_step_function(self):
+        self.check_all_cases("2.1", "Optimizer._patch_step_function")
+
+    def test_torch_2x_global_hooks(self):
+        self.check_all_cases("global", "register_optimizer_step_post_hook")
+
+    def test_class_wrapper_is_outside_torchs_range(self):
+        mod, steps, _ = self.install("1.x")
+        SGD = optimizer_classes(mod)[0]
+        seen = []
+        steps._on_step = lambda: seen.append(list(mod.ranges))
+        SGD().step()
+        self.assertEqual(seen, [["enter SGD", "exit SGD"]], "the step must end after torch's range closed")
+
+    def test_threads_have_their_own_depth(self):
+        mod, steps, _ = self.install("1.x")
+        SGD = optimizer_classes(mod)[0]
+        opt = SGD()
+        gate = threading.Barrier(2)
+
+        def slow():
+            gate.wait(5)
+
+        t = threading.Thread(target=lambda: opt.step(closure=slow))
+        t.start()
+        opt.step(closure=slow)             # in flight on two threads at once: both top-level
+        t.join()
+        self.assertEqual(self.ended, 2)
+
+    def test_broken_hook_switches_itself_off(self):
+        mod, steps, _ = self.install("1.x")
+        SGD = optimizer_classes(mod)[0]
+
+        def boom():
+            raise ValueError("agent gone")
+
+        steps._on_step = boom
+        opt = SGD()
+        opt.step()
+        opt.step()                         # the program goes on; the hook is off
+        self.assertEqual(opt.calls, 2)
+        self.assertFalse(steps.guard.on)
+        self.assertEqual(len(self.log), 1)
+        self.assertIn("step hook switched off after ValueError: agent gone", self.log[0])
+
+
+class Leader(unittest.TestCase):
+    class Opt:
+        pass
+
+    def run_rule(self, seq):
+        rule = LeaderRule()
+        return [rule.ends_step(o) for o in seq]
+
+    def test_gan_two_optimizers_one_step_per_iteration(self):
+        d, g = self.Opt(), self.Opt()
+        self.assertEqual(self.run_rule([d, g] * 4), [True, False] * 4)
+
+    def test_other_optimizer_taking_over(self):
+        a, b = self.Opt(), self.Opt()
+        self.assertEqual(self.run_rule([a, a, b, b, b, a]), [True, True, False, True, True, False])
+
+    def test_collected_leader_hands_over(self):
+        rule = LeaderRule()
+        a = self.Opt()
+        self.assertTrue(rule.ends_step(a))
+        del a
+        gc.collect()
+        self.assertTrue(rule.ends_step(self.Opt()))
+
+
+# --- the operator collector on a fake profiler ------------------------------
+
+DELTA_NS = 1_700_000_000_000_000_000  # the fake profiler's clock: epoch-like, far from monotonic
+
+
+class FakeEvent:
+    def __init__(self, name, start, end, tid=1, scope=0, fwd=0, seq=-1, shapes=(), dtypes=(),
+                 stack=(), ns_api=False):
+        self._n, self._s, self._e, self._tid, self._scope = name, start, end, tid, scope
+        self._fwd, self._seq, self._shapes, self._dtypes, self._stack = fwd, seq, shapes, dtypes, stack
+        if ns_api:  # torch 2.x: ns times
+            self.start_ns = lambda: self._s
+            self.duration_ns = lambda: self._e - self._s
+        else:       # torch 1.13: us times
+            self.start_us = lambda: self._s // 1000
+            self.duration_us = lambda: self._e // 1000 - self._s // 1000
+
+    def name(self): return self._n
+    def start_thread_id(self): return self._tid
+    def fwd_thread_id(self): return self._fwd
+    def scope(self): return self._scope
+    def sequence_nr(self): return self._seq
+    def shapes(self): return [list(s) for s in self._shapes]
+    def dtypes(self): return list(self._dtypes)
+    def stack(self): return list(self._stack)
+
+
+class FakeProfilerModule:
+    """torch.autograd.profiler's face as the collector uses it."""
+
+    def __init__(self, ns_api):
+        self.ns_api = ns_api
+        self.started = []
+        self.stops = 0
+        self.enabled = False
+        self.pending = []
+        fake = self
+
+        class profile:
+            def __init__(self, use_cpu=True, record_shapes=False, with_stack=False,
+                         profile_memory=False, with_modules=False, use_kineto=False):
+                self.kw = dict(record_shapes=record_shapes, with_stack=with_stack)
+
+            def __enter__(self):
+                assert not fake.enabled, "profiler already enabled"
+                fake.enabled = True
+                fake.started.append(self.kw)
+                return self
+
+        class record_function:
+            def __init__(self, name):
+                self.name = name
+
+            def __enter__(self):
+                self.t = time.monotonic_ns() + DELTA_NS
+
+            def __exit__(self, *exc):
+                fake.add(self.name, self.t, time.monotonic_ns() + DELTA_NS)
+
+        self.profile = profile
+        self.record_function = record_function
+
+    def empty(self, n):
+        """torch.empty as the profiler sees it: an aten::empty event, stamped
+        a little after the call begins and before it returns."""
+        t = time.monotonic_ns()
+        self.add("aten::empty", t + 300 + DELTA_NS, t + 500 + DELTA_NS)
+
+    def add(self, name, start, end, **kw):
+        self.pending.append(FakeEvent(name, start, end, ns_api=self.ns_api, **kw))
+
+    def op(self, name, start_mono, end_mono, **kw):
+        """An operator that ran at these monotonic times."""
+        self.add(name, start_mono + DELTA_NS, end_mono + DELTA_NS, **kw)
+
+    def _disable_profiler(self):
+        assert self.enabled
+        self.enabled = False
+        self.stops += 1
+        events, self.pending = self.pending, []
+        return types.SimpleNamespace(events=lambda: events)
+
+
+class FakeAgent:
+    def __init__(self):
+        self.flags, self.windows = 0, 0
+        self.ops = []
+        self.log = Log()
+
+    def state(self):
+        return self.flags, self.windows
+
+    def fw_op(self, tid, start, end, name, shapes, types_, stack, flags, seq, fwd):
+        self.ops.append(dict(tid=tid, start=start, end=end, name=name.decode(),
+                             shapes=shapes and shapes.decode(), types=types_ and types_.decode(),
+                             stack=stack and stack.decode(), flags=flags, seq=seq, fwd=fwd))
+        return 0
+
+
+class CollectorWindows(unittest.TestCase):
+    def make(self, ns_api=False):
+        self.prof = FakeProfilerModule(ns_api)
+        self.agent = FakeAgent()
+        self.coll = Collector(self.prof, self.prof.empty, self.agent, Guard("operators", self.agent.log),
+                              True)
+        return self.coll
+
+    def step(self, flags, windows=None):
+        """A step ends; the next one has these flags."""
+        self.agent.flags = flags
+        if windows is not None:
+            self.agent.windows = windows
+        self.coll.update()
+
+    def op_in_step(self, name="aten::mm", **kw):
+        t = time.monotonic_ns()
+        self.prof.op(name, t + 1000, t + 5000, **kw)
+        time.sleep(0.0001)
+        return t + 1000
+
+    def names(self):
+        return [o["name"] for o in self.agent.ops]
+
+    def test_warmup_dropped_recorded_kept_window_end_sends(self):
+        self.make()
+        REC, W = A.OPS | A.RECORDING, A.OPS | A.WARMUP
+        self.step(0)                         # import: step 1 waits
+        self.assertEqual(self.prof.started, [])
+        self.step(W)                         # step 2 warms up: the profiler starts
+        self.assertEqual(len(self.prof.started), 1)
+        self.op_in_step("warmup-op")
+        self.step(REC, 1)                    # step 3 records
+        self.op_in_step("rec-op-3")
+        self.step(REC, 1)
+        self.op_in_step("rec-op-4")
+        self.assertEqual(self.agent.ops, [])
+        self.step(0, 1)                      # window over: stop and send
+        self.assertEqual(self.prof.stops, 1)
+        self.assertEqual(self.names(), ["rec-op-3", "rec-op-4"])
+        self.assertFalse(self.prof.enabled)
+
+    def test_back_to_back_windows_are_sent_separately(self):
+        self.make()
+        REC = A.OPS | A.RECORDING
+        self.step(REC, 1)
+        self.op_in_step("w1")
+        self.step(REC, 2)                    # a new window right after: flush at the boundary
+        self.assertEqual(self.names(), ["w1"])
+        self.op_in_step("w2")
+        self.coll.at_exit()
+        self.assertEqual(self.names(), ["w1", "w2"])
+        self.assertEqual(len(self.prof.started), 2)
+
+    def test_long_window_flushes_every_ten_steps(self):
+        self.make()
+        REC = A.OPS | A.RECORDING
+        self.step(REC, 1)
+        for i in range(25):
+            self.op_in_step("op-%d" % i)
+            self.step(REC, 1)
+        self.assertEqual(self.prof.stops, 2)
+        self.assertEqual(len(self.agent.ops), 20)
+        self.coll.at_exit()
+        self.assertEqual(self.names(), ["op-%d" % i for i in range(25)])
+
+    def test_no_ops_bit_no_profiler(self):
+        self.make()
+        self.step(A.RECORDING, 1)            # activities without CPU: steps only
+        self.assertEqual(self.prof.started, [])
+
+    def test_detail_bits_reach_the_profiler(self):
+        self.make()
+        self.step(A.OPS | A.RECORDING | A.SHAPES, 1)
+        self.assertEqual(self.prof.started, [{"record_shapes": True, "with_stack": False}])
+        self.step(A.OPS | A.RECORDING | A.STACK, 1)   # changed: restart with the new detail
+        self.assertEqual(self.prof.started[-1], {"record_shapes": False, "with_stack": True})
+
+    def test_step_aside_stops_and_never_restarts(self):
+        self.make()
+        REC = A.OPS | A.RECORDING
+        self.step(REC, 1)
+        self.op_in_step("before")
+        self.coll.step_aside("torch.autograd.profiler._prepare_profiler")
+        self.assertEqual(self.names(), ["before"])
+        self.assertFalse(self.prof.enabled)
+        self.step(REC, 1)
+        self.step(REC, 2)
+        self.assertEqual(len(self.prof.started), 1)
+        self.assertIn("stepped aside", self.agent.log[-1])
+
+    def check_conversion(self, ns_api):
+        self.make(ns_api)
+        self.step(A.OPS | A.RECORDING | A.SHAPES | A.STACK, 1)
+        native = threading.get_native_id()
+        t = time.monotonic_ns() + 10_000
+        p = self.prof
+        p.op("aten::linear", t, t + 50_000, seq=3, shapes=[(4, 8), (8, 8)], dtypes=["float", "float"],
+             stack=["train.py(10): forward", "train.py(20): <module>"])
+        p.op("aten::addmm", t + 10_000, t + 40_000)
+        p.op("autograd::engine::evaluate_function: AddmmBackward0", t + 60_000, t + 90_000)
+        p.op("AddmmBackward0", t + 61_000, t + 89_000, scope=1, fwd=1, seq=3)
+        p.op("aten::mm", t + 62_000, t + 70_000)
+        p.op("Optimizer.step#SGD.step", t + 100_000, t + 120_000, scope=7)
+        p.op("aten::add_", t + 101_000, t + 102_000, tid=2)
+        self.coll.at_exit()
+        ops = {o["name"]: o for o in self.agent.ops}
+        self.assertEqual(list(ops), ["aten::linear", "aten::addmm",
+                                     "autograd::engine::evaluate_function: AddmmBackward0",
+                                     "AddmmBackward0", "aten::mm", "Optimizer.step#SGD.step",
+                                     "aten::add_"])
+        self.assertNotIn("prof::clock_sync", ops)
+        lin = ops["aten::linear"]
+        tol = 3000 if not ns_api else 2000  # us truncation in 1.13, the marker's asymmetry
+        self.assertLess(abs(lin["start"] - t), tol)
+        self.assertLess(abs(lin["end"] - lin["start"] - 50_000), 2000)
+        self.assertEqual(lin["tid"], native)
+        self.assertEqual(lin["shapes"], "[[4, 8], [8, 8]]")
+        self.assertEqual(lin["types"], '["float", "float"]')
+        self.assertEqual(lin["stack"], "train.py(10): forward;train.py(20): <module>")
+        self.assertEqual(lin["seq"], 3)
+        self.assertIsNone(ops["aten::addmm"]["shapes"])
+        self.assertEqual(ops["aten::addmm"]["flags"], 0)
+        for name in ("autograd::engine::evaluate_function: AddmmBackward0", "AddmmBackward0", "aten::mm"):
+            self.assertEqual(ops[name]["flags"] & A.OP_BACKWARD, A.OP_BACKWARD, name)
+        self.assertEqual(ops["AddmmBackward0"]["fwd"], native)
+        self.assertEqual(ops["Optimizer.step#SGD.step"]["flags"], A.OP_USER)
+        self.assertEqual(ops["aten::add_"]["tid"], -2, "unknown torch thread: negated id")
+        starts = [o["start"] for o in self.agent.ops]
+        self.assertEqual(starts, sorted(starts), "the framework stream is in time order")
+
+    def test_conversion_torch_113_us_events(self):
+        self.check_conversion(ns_api=False)
+
+    def test_conversion_torch_2x_ns_events(self):
+        self.check_conversion(ns_api=True)
+
+
+    def test_prof_start_stop_mid_step(self):
+        self.make()
+        REC = A.OPS | A.RECORDING
+        self.step(0, 0)
+        self.agent.flags, self.agent.windows = REC, 1
+        self.coll.update(step_ended=False)   # prof_tx.start() in the middle of a step
+        self.assertTrue(self.prof.enabled)
+        self.op_in_step("after-start")
+        self.agent.flags = 0
+        self.coll.update(step_ended=False)   # prof_tx.stop(): sent at once
+        self.assertEqual(self.names(), ["after-start"])
+        self.assertFalse(self.prof.enabled)
+
+
+class ExplicitSteps(unittest.TestCase):
+    def test_prof_tx_step_turns_optimizer_steps_off(self):
+        import _prof_hooks
+        agent = FakeAgent()
+        agent.steps = []
+        agent.step = lambda: agent.steps.append(1)
+        agent.log = Log()
+        hooks = _prof_hooks.Hooks(None, agent)
+        hooks._step_ended()                  # an optimizer step: reported
+        self.assertEqual(len(agent.steps), 1)
+        hooks.explicit_step()                # the program's own prof_tx.step()
+        hooks._step_ended()                  # optimizer steps no longer end steps
+        self.assertEqual(len(agent.steps), 1)
+        self.assertIn("prof_tx.step()", agent.log[0])
+
+
+# --- sitecustomize at start-up ----------------------------------------------
+
+class Startup(unittest.TestCase):
+    def run_py(self, code, extra_path=(), env_add=None):
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("PROF_AGENT_") and k not in ("PYTHONPATH", "LD_PRELOAD")}
+        env["PYTHONPATH"] = os.pathsep.join([PYDIR, *extra_path])
+        env.update(env_add or {})
+        return subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env,
+                              timeout=60)
+
+    def test_inert_without_prof(self):
+        out = self.run_py("import sys; print(type(sys.meta_path[0]).__name__, "
+                          "'_prof_hooks' in sys.modules)")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertNotIn("_TorchFinder", out.stdout)
+        self.assertIn("False", out.stdout)
+
+    def test_chains_to_the_sitecustomize_it_hides(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "sitecustomize.py"), "w") as f:
+                f.write("import sys\nCHAINED = True\nprint('chained', file=sys.stderr)\n")
+            out = self.run_py("import sys; print(sys.modules['_prof_chained_sitecustomize'].CHAINED)",
+                              extra_path=[d])
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.strip(), "True")
+        self.assertEqual(out.stderr.strip(), "chained")
+
+    def test_fake_torch_without_agent_symbols(self):
+        # PROF_AGENT_RUN_DIR set but no agent in the process: torch imports fine, no hooks
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "torch"))
+            with open(os.path.join(d, "torch", "__init__.py"), "w") as f:
+                f.write("__version__ = 'fake'\n")
+            out = self.run_py("import sys, torch; print(torch.__version__, "
+                              "sys.modules['_prof_hooks']._hooks)",
+                              extra_path=[d], env_add={"PROF_AGENT_RUN_DIR": d})
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.strip(), "fake None")
+        self.assertEqual(out.stderr, "")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,230 @@
+"""PyTorch programs under `prof run`, unmodified: steps from Optimizer.step(),
+framework operators, DataLoader workers, a program that profiles itself.
+Skipped when /usr/bin/python3 cannot import torch."""
+import collections
+import glob
+import json
+import os
+import subprocess
+import unittest
+
+from proftest import PYTHON, SRC, ProfTestCase, events, span
+
+EXAMPLE = os.path.join(SRC, "share", "prof", "examples", "train.py")
+WORKLOADS_SRC = os.path.join(SRC, "test", "workloads")
+
+
+def torch_missing():
+    try:
+        r = subprocess.run([PYTHON, "-c", "import torch"], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return str(e)
+    return None if r.returncode == 0 else (r.stderr.strip().splitlines() or ["?"])[-1]
+
+
+MISSING = torch_missing()
+needs_torch = unittest.skipIf(MISSING, "%s cannot import torch (%s)" % (PYTHON, MISSING))
+
+
+def steps_by_pid(trace):
+    out = collections.defaultdict(list)
+    for e in events(trace, ph="X"):
+        if e["name"].startswith("ProfilerStep#"):
+            out[e["pid"]].append(e)
+    for v in out.values():
+        v.sort(key=lambda e: float(e["ts"]))
+    return out
+
+
+def step_numbers(steps):
+    return [int(e["name"].split("#")[1]) for e in steps]
+
+
+def ops_in(ops, step, slack=2.0):
+    s, t = span(step)
+    return [e for e in ops if s - slack <= float(e["ts"]) and span(e)[1] <= t + slack]
+
+
+def agent_logs(run):
+    text = ""
+    for p in sorted(glob.glob(run.path("logs", "agent-*.log"))):
+        with open(p) as f:
+            text += f.read()
+    return text
+
+
+class TorchCase(ProfTestCase):
+    def run_torch(self, script, *args, options=(), env=None):
+        run = self.prof_run([PYTHON, script, *args], *options, env=env)
+        self.assertEqual(run.rc, 0, run.stdout + run.stderr)
+        self.assertParsedClean(run)
+        return run
+
+    def main_steps(self, trace):
+        by_pid = steps_by_pid(trace)
+        self.assertEqual(len(by_pid), 1, "steps in more than one process: %s" % list(by_pid))
+        return next(iter(by_pid.items()))
+
+
+@needs_torch
+class Example(TorchCase):
+    STEPS = 20
+
+    @classmethod
+    def setUpClass(cls):
+        # one run of the shipped example for all the assertions below
+        cls.holder = TorchCase()
+        cls.holder.setUp()
+        cls.r = cls.holder.run_torch(EXAMPLE, "--steps", str(cls.STEPS),
+                                       env={"PROF_OPTIONS": json.dumps({"record_shapes": True})})
+        cls.trace = cls.r.trace()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.holder.tearDown()
+
+    def test_one_profiler_step_per_optimizer_step(self):
+        self.assertIn("steps=%d " % self.STEPS, self.r.stdout)
+        pid, steps = self.main_steps(self.trace)
+        self.assertEqual(step_numbers(steps), list(range(1, self.STEPS + 1)))
+        rows = self.r.csv_rows("step_trace_time.csv")
+        self.assertEqual([int(r[1]) for r in rows[1:]], list(range(1, self.STEPS + 1)))
+
+    def test_operators(self):
+        ops = events(self.trace, ph="X", cat="cpu_op")
+        names = collections.Counter(e["name"] for e in ops)
+        self.assertEqual(names["aten::linear"], 3 * self.STEPS)
+        self.assertGreater(names["aten::addmm"] + names["aten::mm"], 0)
+        self.assertEqual(names["aten::relu"], 2 * self.STEPS)
+        self.assertEqual(names["Optimizer.step#SGD.step"], 0, "record_function ranges are user annotations")
+        annotations = events(self.trace, ph="X", cat="user_annotation", name="Optimizer.step#SGD.step")
+        self.assertEqual(len(annotations), self.STEPS)
+        self.assertTrue(any("Backward" in n for n in names), sorted(names))
+        self.assertNotIn("prof::clock_sync", names)
+        pid, _ = self.main_steps(self.trace)
+        self.assertEqual({(e["pid"], e["tid"]) for e in ops}, {(pid, pid)}, "all on the main thread")
+
+    def test_every_step_has_its_operators(self):
+        # windows are flushed every 10 steps: nothing is lost at a flush
+        ops = events(self.trace, ph="X", cat="cpu_op")
+        framework = ops + events(self.trace, ph="X", cat="user_annotation", name="Optimizer.step#SGD.step")
+        _, steps = self.main_steps(self.trace)
+        for st in steps:
+            inside = collections.Counter(e["name"] for e in ops_in(framework, st))
+            self.assertEqual(inside["aten::linear"], 3, st["name"])
+            self.assertEqual(inside["Optimizer.step#SGD.step"], 1, st["name"])
+        # and no operator before the first step or between steps; the only ones
+        # after the last step are the program's end (loss.item()), still recorded
+        last_end = span(steps[-1])[1]
+        for e in ops:
+            if float(e["ts"]) >= last_end:
+                continue
+            self.assertTrue(any(ops_in([e], st) for st in steps), e)
+
+    def test_input_dims_with_record_shapes(self):
+        addmm = events(self.trace, ph="X", cat="cpu_op", name="aten::addmm")
+        self.assertTrue(addmm)
+        for e in addmm:
+            dims = e["args"]["Input Dims"]
+            self.assertEqual(len(dims), 5, e)
+            self.assertEqual(dims[1][0], 64, e)  # the batch
+            self.assertEqual(e["args"]["Input type"][:3], ["float"] * 3, e)
+
+    def test_operator_csvs(self):
+        rows = self.r.csv_rows("op_statistic.csv")
+        counts = {r[1]: int(r[3]) for r in rows[1:]}
+        self.assertEqual(counts.get("aten::linear"), 3 * self.STEPS)
+        rows = self.r.csv_rows("operator_details.csv")
+        self.assertTrue(any(r[0] == "aten::addmm" and r[1].startswith("[[") for r in rows[1:]), rows[:5])
+
+    def test_agent_log(self):
+        log = agent_logs(self.r)
+        self.assertIn("steps via Optimizer._hook_for_profile", log)
+        self.assertIn("%d optimizer steps ended steps" % self.STEPS, log)
+        self.assertNotIn("switched off", log)
+
+
+@needs_torch
+class Optimizers(TorchCase):
+    """Each pattern's step count; steps only (no operators) to keep it quick."""
+
+    def check(self, case, iterations=6):
+        run = self.run_torch(os.path.join(WORKLOADS_SRC, "torch_optimizers.py"), case, str(iterations),
+                             options=["--activities", "DEVICE"])
+        expected = int(run.stdout.split("expected steps")[1].split()[0])
+        _, steps = self.main_steps(run.trace())
+        self.assertEqual(step_numbers(steps), list(range(1, expected + 1)), case)
+        self.assertNotIn("switched off", agent_logs(run))
+        return run
+
+    def test_two_optimizers_gan_style(self):
+        self.check("two")
+
+    def test_custom_optimizer_subclass(self):
+        self.check("custom")
+
+    def test_subclass_calling_super_step(self):
+        self.check("super")
+
+    def test_lbfgs_with_closure(self):
+        self.check("lbfgs")
+
+    def test_sgd_with_steplr(self):
+        self.check("steplr")
+
+    def test_optimizer_stepping_an_inner_one(self):
+        self.check("nested")
+
+    def test_other_optimizer_takes_over(self):
+        self.check("takeover")
+
+
+@needs_torch
+class UserProfiler(TorchCase):
+    def test_prof_steps_aside(self):
+        run = self.run_torch(os.path.join(WORKLOADS_SRC, "torch_user_profiler.py"), "12")
+        seen = [int(n) for n in run.stdout.split("user profiler events")[1].split()]
+        self.assertEqual(len(seen), 2)
+        self.assertTrue(all(n > 0 for n in seen), run.stdout)
+        trace = run.trace()
+        _, steps = self.main_steps(trace)
+        self.assertEqual(step_numbers(steps), list(range(1, 13)))
+        self.assertIn("prof stepped aside", agent_logs(run))
+        # ours collected until the program's profiler started (step 4), never after
+        ops = events(trace, ph="X", cat="cpu_op")
+        for st in steps:
+            linear = [e for e in ops_in(ops, st) if e["name"] == "aten::linear"]
+            self.assertEqual(len(linear), 2 if int(st["name"].split("#")[1]) <= 3 else 0, st["name"])
+
+
+@needs_torch
+class DataLoaderWorkers(TorchCase):
+    STEPS = 12
+
+    def check(self, context):
+        run = self.run_torch(EXAMPLE, "--steps", str(self.STEPS), "--hidden", "64", "--workers", "2",
+                             "--mp-context", context)
+        trace = run.trace()
+        pid, steps = self.main_steps(trace)  # no steps in the workers
+        self.assertEqual(step_numbers(steps), list(range(1, self.STEPS + 1)))
+        fetch = collections.Counter(e["pid"] for e in events(trace, ph="X", name="DataLoader fetch"))
+        self.assertEqual(len(fetch), 2, fetch)
+        self.assertNotIn(pid, fetch)
+        self.assertEqual(sum(fetch.values()), self.STEPS)  # one fetch per batch
+        nxt = events(trace, ph="X", name="enumerate(DataLoader)#_BaseDataLoaderIter.__next__")
+        self.assertEqual({e["pid"] for e in nxt}, {pid})
+        self.assertEqual(len(nxt), self.STEPS + 1)  # the last one ends the loop
+        ops = events(trace, ph="X", cat="cpu_op")
+        self.assertTrue(ops)
+        self.assertEqual({e["pid"] for e in ops}, {pid}, "workers collect no operators")
+        self.assertNotIn("switched off", agent_logs(run))
+
+    def test_fork_workers(self):
+        self.check("fork")
+
+    def test_spawn_workers(self):
+        self.check("spawn")
+
+
+if __name__ == "__main__":
+    unittest.main()
