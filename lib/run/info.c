@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "common/fsutil.h"
+#include "common/rank.h"
 #include "prof_build.h"
 #include "run/rundir.h"
 
@@ -26,18 +27,7 @@ const char *const info_env_vars[] = {
 
 int info_rank(void)
 {
-	static const char *const vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
-					    "SLURM_PROCID" };
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-		const char *v = getenv(vars[i]);
-		char *end;
-		if (!v || !*v)
-			continue;
-		long r = strtol(v, &end, 10);
-		if (*end == '\0' && r >= 0 && r <= 0x7fffffff)
-			return (int)r;
-	}
-	return -1;
+	return prof_env_rank();
 }
 
 /* uint64 as an exact JSON integer: a double would round wall-clock ns. */

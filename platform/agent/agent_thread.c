@@ -4,6 +4,7 @@
  * may run inside the program's allocator or a fork child.
  */
 #include "agent.h"
+#include "common/rank.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -131,13 +132,15 @@ void agent_record_process(struct agent_thread *t, int ppid)
 	char exe[4096];
 	ssize_t m = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	exe[m > 0 ? m : 0] = '\0';
-	const char *rank = getenv("RANK");
+	int rank = prof_env_rank();
+	char rank_text[16];
+	snprintf(rank_text, sizeof rank_text, "%d", rank);
 	uint64_t ts = agent_ticks();
 	struct raw_process p = {
 		.pid = agent.pid, .ppid = ppid,
 		.cmdline_id = raw_writer_intern(&t->w, cmdline, ts),
 		.exe_id = raw_writer_intern(&t->w, exe, ts),
-		.rank_id = rank ? raw_writer_intern(&t->w, rank, ts) : 0,
+		.rank_id = rank >= 0 ? raw_writer_intern(&t->w, rank_text, ts) : 0,
 	};
 	raw_writer_emit(&t->w, RAW_REC_PROCESS, ts, &p, sizeof p);
 	if (agent_recording()) {
