@@ -38,6 +38,9 @@ static void summary(const char *dir, enum parse_status st, const struct parse_re
 	printf("prof parse: %s: %" PRIu64 " streams, %" PRIu64 " records, %" PRIu64
 	       " steps, %" PRIu64 " operators, %" PRIu64 " trace events", dir, r->streams,
 	       r->records, r->steps, r->ops, r->events_written);
+	if (r->dev_tasks || r->dev_apis)
+		printf(", %" PRIu64 " device tasks, %" PRIu64 " device calls", r->dev_tasks,
+		       r->dev_apis);
 	if (r->lost)
 		printf(", %" PRIu64 " records lost while recording", r->lost);
 	if (st == PARSE_DAMAGED)

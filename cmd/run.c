@@ -29,6 +29,7 @@
 #include "common/agent_env.h"
 #include "common/fsutil.h"
 #include "config/config.h"
+#include "device/launcher_device.h"
 #include "linux/sampler.h"
 #include "linux/selfpath.h"
 #include "linux/sig.h"
@@ -122,6 +123,7 @@ struct run_ctx {
 	struct sig_state sig;
 	struct spawn_child child;
 	struct sampler *sampler;
+	struct launcher_device dev;   /* NVML */
 	int status;           /* the direct child's wait status */
 	bool have_status;
 	uint64_t delay_end, duration_end;  /* CLOCK_MONOTONIC ns; 0: none */
@@ -387,7 +389,17 @@ static int run_spawn(struct run_ctx *r)
 		.start_paused = r->cfg.start_paused,
 		.schedule = sched[0] ? sched : NULL, .fw_flags = run_fw_flags(&r->cfg),
 		.dynamic = r->dynamic_dir != NULL,
+		.device = (r->cfg.activities & CFG_ACT_DEVICE) != 0,
 	};
+	if (eo.device && launcher_device_cuda()) {
+		const char *other = spawn_env_injection_taken(environ, "CUDA_INJECTION64_PATH");
+		if (other)
+			fprintf(stderr, "prof: warning: CUDA_INJECTION64_PATH is set (%s): another "
+				"tool (nsys, ncu, compute-sanitizer) traces CUDA; prof leaves it and "
+				"records no CUDA activity\n", other);
+		else
+			eo.cuda_injection = r->agent;
+	}
 	char **env = spawn_env_build(environ, &eo);
 	if (!env) {
 		fprintf(stderr, "prof: out of memory building the environment\n");
@@ -578,9 +590,12 @@ static int run_program(struct run_ctx *r)
 		fprintf(stderr, "prof: warning: host sampling off: cannot create %s/%s/%s/%s: %s\n",
 			r->rd.path, PROF_RAW_DIR, PROF_LAUNCHER_STREAMS, SAMPLER_STREAM,
 			strerror(-rc));
+	if (ms && (r->cfg.activities & CFG_ACT_DEVICE))
+		launcher_device_start(&r->dev, r->rd.fd, r->rd.launcher_fd, ms);
 	run_loop(r);
 	sampler_stop(r->sampler);
 	r->sampler = NULL;
+	launcher_device_stop(&r->dev);
 	rundir_finish(&r->rd);
 	spawn_tty_take_back(&r->child);
 	sig_teardown(&r->sig);

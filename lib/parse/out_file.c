@@ -81,3 +81,24 @@ int out_file_write(const char *dir, const char *name, const char *data, size_t l
 	int failed = len && fwrite(data, 1, len, o.f) != len;
 	return out_file_commit(&o, failed);
 }
+
+FILE *out_file_scratch(const char *dir)
+{
+	char *tmpl = fs_join(dir, ".scratch.XXXXXX");
+	if (!tmpl) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	int fd = mkstemp(tmpl);
+	if (fd >= 0) {
+		unlink(tmpl);
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	free(tmpl);
+	FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	if (f)
+		setvbuf(f, NULL, _IOFBF, 1 << 20);
+	return f;
+}

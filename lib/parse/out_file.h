@@ -23,6 +23,12 @@ int out_file_commit(struct out_file *o, int write_failed);
 /* Closes and removes, for an output abandoned half-way. */
 void out_file_abort(struct out_file *o);
 
+/* A scratch file in `dir` with no name (removed already, so nothing is left
+ * behind whatever happens), open for writing and reading back; for the
+ * outputs that gather rows before they can be written. NULL on failure
+ * (errno set). */
+FILE *out_file_scratch(const char *dir);
+
 /* Writes a small whole file the same way. 0 or a negative errno. */
 int out_file_write(const char *dir, const char *name, const char *data, size_t len);
 

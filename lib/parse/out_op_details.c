@@ -18,8 +18,10 @@ void out_op_details_row(struct out_op_details *d, const struct out_op *op)
 	csv_str(c, op->stack);
 	csv_ns_us(c, (int64_t)op->self_ns);
 	csv_ns_us(c, (int64_t)(op->end_ns - op->start_ns));
-	for (int i = 0; i < 4; i++)
-		csv_ns_us(c, 0);
+	csv_ns_us(c, (int64_t)op->dev_self_ns);
+	csv_ns_us(c, (int64_t)op->dev_total_ns);
+	csv_ns_us(c, (int64_t)op->kernel_self_ns);
+	csv_ns_us(c, (int64_t)op->kernel_total_ns);
 	csv_end_row(c);
 }
 

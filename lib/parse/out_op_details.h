@@ -5,8 +5,13 @@
  * Input Shapes is the shapes text as recorded (a JSON array, "" when not
  * recorded); Call Stack the frames joined by ';'. Host Total is the
  * operator's duration, Host Self that less its direct children's on the
- * same thread. The device columns are 0 for host-only operators. µs with
- * three decimals.
+ * same thread. Device Self is the duration of the device tasks (kernels,
+ * copies, sets, collectives) launched by the operator's own device calls,
+ * Device Total that and its descendants'; the "With AICore" columns count
+ * kernels only. 0 for host-only operators. µs with three decimals.
+ * The row of an operator that launched device work is written once that
+ * work is known (parse_model.h), so such rows come later than their
+ * operator's end.
  */
 #ifndef PROF_OUT_OP_DETAILS_H
 #define PROF_OUT_OP_DETAILS_H

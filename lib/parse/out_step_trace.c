@@ -1,159 +1,131 @@
 #include "parse/out_step_trace.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/csv_out.h"
 #include "parse/out_file.h"
 
-struct iset {
-	struct out_interval *v;
-	size_t n;
-};
-
-/* First index whose start is >= t (the list is sorted by start). */
-static size_t lower_bound(const struct out_interval *v, size_t n, uint64_t t)
+void out_step_acc_reset(struct out_step_acc *a)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].start_ns < t)
-			lo = mid + 1;
-		else
-			hi = mid;
+	memset(a, 0, sizeof *a);
+}
+
+static void union_add(struct out_union *u, uint64_t start, uint64_t end)
+{
+	if (!u->any) {
+		*u = (struct out_union){ .any = 1, .first = start, .block = start, .reach = end,
+					 .total = end - start };
+		return;
 	}
-	return lo;
-}
-
-/* The union of the intervals of v that start in [s, e), merged, in order. */
-static int union_in(const struct out_interval *v, size_t n, uint64_t s, uint64_t e,
-		    struct iset *out)
-{
-	size_t i = lower_bound(v, n, s), j = lower_bound(v, n, e);
-	out->n = 0;
-	out->v = malloc((j > i ? j - i : 1) * sizeof *out->v);
-	if (!out->v)
-		return -ENOMEM;
-	for (; i < j; i++) {
-		struct out_interval x = v[i];
-		if (x.end_ns < x.start_ns)
-			x.end_ns = x.start_ns;
-		if (out->n && x.start_ns <= out->v[out->n - 1].end_ns) {
-			if (x.end_ns > out->v[out->n - 1].end_ns)
-				out->v[out->n - 1].end_ns = x.end_ns;
-		} else {
-			out->v[out->n++] = x;
-		}
+	if (start < u->block)          /* late: cut to the block in progress */
+		start = u->block;
+	if (end <= start)
+		return;
+	if (start > u->reach) {
+		u->gaps += start - u->reach;
+		u->block = start;
+		u->total += end - start;
+		u->reach = end;
+	} else if (end > u->reach) {
+		u->total += end - u->reach;
+		u->reach = end;
 	}
-	return 0;
 }
 
-static uint64_t length(const struct iset *a)
+void out_step_acc_add(struct out_step_acc *a, enum out_task k, uint64_t start, uint64_t end)
 {
-	uint64_t t = 0;
-	for (size_t i = 0; i < a->n; i++)
-		t += a->v[i].end_ns - a->v[i].start_ns;
-	return t;
-}
-
-/* Length of the intersection of two merged sets. */
-static uint64_t overlap(const struct iset *a, const struct iset *b)
-{
-	uint64_t t = 0;
-	size_t i = 0, j = 0;
-	while (i < a->n && j < b->n) {
-		uint64_t s = a->v[i].start_ns > b->v[j].start_ns ? a->v[i].start_ns : b->v[j].start_ns;
-		uint64_t e = a->v[i].end_ns < b->v[j].end_ns ? a->v[i].end_ns : b->v[j].end_ns;
-		if (e > s)
-			t += e - s;
-		if (a->v[i].end_ns < b->v[j].end_ns)
-			i++;
-		else
-			j++;
+	if (end < start)
+		end = start;
+	switch (k) {
+	case OUT_TASK_COMPUTE:
+		union_add(&a->c, start, end);
+		union_add(&a->cm, start, end);
+		break;
+	case OUT_TASK_COMM:
+		union_add(&a->m, start, end);
+		union_add(&a->cm, start, end);
+		break;
+	case OUT_TASK_BUBBLE:
+		union_add(&a->r, start, end);
+		break;
 	}
-	return t;
 }
 
-/* Gaps inside the union of a and b, and its first start and last end. */
-static uint64_t gaps(const struct iset *a, const struct iset *b, uint64_t *first,
-		     uint64_t *last)
-{
-	size_t i = 0, j = 0;
-	uint64_t g = 0, reach = 0;
-	int any = 0;
-	while (i < a->n || j < b->n) {
-		const struct out_interval *x;
-		if (j >= b->n || (i < a->n && a->v[i].start_ns <= b->v[j].start_ns))
-			x = &a->v[i++];
-		else
-			x = &b->v[j++];
-		if (!any) {
-			*first = x->start_ns;
-			reach = x->end_ns;
-			any = 1;
-			continue;
-		}
-		if (x->start_ns > reach)
-			g += x->start_ns - reach;
-		if (x->end_ns > reach)
-			reach = x->end_ns;
-	}
-	*last = reach;
-	return any ? g : 0;
-}
-
-static void host_only(const struct out_step *s, struct out_step_row *row)
+void out_step_host_row(const struct out_step *s, struct out_step_row *row)
 {
 	uint64_t dur = s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
+	memset(row, 0, sizeof *row);
 	row->device_id = -1;
+	row->pid = s->pid;
+	row->step = s->number;
 	row->free_ = row->stage = dur;
 }
 
-int out_step_trace_row(const struct out_step *s, const struct out_device *d,
-		       struct out_step_row *row)
+void out_step_acc_row(const struct out_step_acc *a, const struct out_step *s, int32_t device,
+		      struct out_step_row *row)
 {
 	memset(row, 0, sizeof *row);
+	row->device_id = device;
+	row->pid = s->pid;
 	row->step = s->number;
-	if (!d) {
-		host_only(s, row);
-		return 0;
+	row->computing = a->c.total;
+	row->comm = a->m.total;
+	uint64_t both = a->c.total + a->m.total;
+	uint64_t overlap = both > a->cm.total ? both - a->cm.total : 0;
+	row->comm_not_overlapped = row->comm - (overlap < row->comm ? overlap : row->comm);
+	row->overlapped = row->comm - row->comm_not_overlapped;
+	row->free_ = a->cm.gaps;
+	row->bubble = a->r.total;
+	if (a->cm.any) {
+		uint64_t span = a->cm.reach - a->cm.first;
+		row->stage = span > row->bubble ? span - row->bubble : 0;
+		row->preparing = (int64_t)(a->cm.first - s->start_ns);
 	}
-	struct iset c = {0}, m = {0}, r = {0};
-	int rc = union_in(d->compute, d->ncompute, s->start_ns, s->end_ns, &c);
-	rc = rc ? rc : union_in(d->comm, d->ncomm, s->start_ns, s->end_ns, &m);
-	rc = rc ? rc : union_in(d->recv, d->nrecv, s->start_ns, s->end_ns, &r);
-	if (rc == 0) {
-		uint64_t first = 0, last = 0;
-		row->device_id = d->id;
-		row->computing = length(&c);
-		row->comm = length(&m);
-		row->comm_not_overlapped = row->comm - overlap(&m, &c);
-		row->overlapped = row->comm - row->comm_not_overlapped;
-		row->free_ = gaps(&c, &m, &first, &last);
-		row->bubble = length(&r);
-		if (c.n || m.n) {
-			uint64_t span = last - first;
-			row->stage = span > row->bubble ? span - row->bubble : 0;
-			row->preparing = (int64_t)(first - s->start_ns);
-		}
-		row->comm_not_overlapped_excl_recv = row->comm_not_overlapped > row->bubble ?
-			row->comm_not_overlapped - row->bubble : 0;
-	}
-	free(c.v);
-	free(m.v);
-	free(r.v);
-	return rc;
+	row->comm_not_overlapped_excl_recv = row->comm_not_overlapped > row->bubble ?
+		row->comm_not_overlapped - row->bubble : 0;
 }
 
-static int step_cmp(const void *pa, const void *pb)
+/* Feeds the intervals of the three lists that start in [s, e), by start. */
+static void feed(struct out_step_acc *a, const struct out_device *d, uint64_t s, uint64_t e)
 {
-	const struct out_step *a = pa, *b = pb;
-	if (a->number != b->number)
-		return a->number < b->number ? -1 : 1;
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
+	const struct out_interval *v[3] = { d->compute, d->comm, d->recv };
+	size_t n[3] = { d->ncompute, d->ncomm, d->nrecv }, i[3] = { 0, 0, 0 };
+	static const enum out_task kind[3] = { OUT_TASK_COMPUTE, OUT_TASK_COMM, OUT_TASK_BUBBLE };
+	for (;;) {
+		int best = -1;
+		for (int k = 0; k < 3; k++)
+			if (i[k] < n[k] && (best < 0 || v[k][i[k]].start_ns < v[best][i[best]].start_ns))
+				best = k;
+		if (best < 0)
+			return;
+		const struct out_interval *x = &v[best][i[best]++];
+		if (x->start_ns >= s && x->start_ns < e)
+			out_step_acc_add(a, kind[best], x->start_ns, x->end_ns);
+	}
+}
+
+void out_step_trace_row(const struct out_step *s, const struct out_device *d,
+			struct out_step_row *row)
+{
+	if (!d) {
+		out_step_host_row(s, row);
+		return;
+	}
+	struct out_step_acc a;
+	out_step_acc_reset(&a);
+	feed(&a, d, s->start_ns, s->end_ns);
+	out_step_acc_row(&a, s, d->id, row);
+}
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct out_step_row *a = pa, *b = pb;
+	if (a->device_id != b->device_id)
+		return a->device_id < b->device_id ? -1 : 1;
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
 static void write_row(struct csv *c, const struct out_step_row *w)
@@ -172,30 +144,18 @@ static void write_row(struct csv *c, const struct out_step_row *w)
 	csv_end_row(c);
 }
 
-int out_step_trace_write(const char *dir, struct out_step *steps, size_t nsteps,
-			 const struct out_device *devs, size_t ndev)
+int out_step_trace_write(const char *dir, struct out_step_row *rows, size_t nrows)
 {
 	struct out_file o;
 	struct csv c;
 	int rc = out_file_open(&o, dir, "step_trace_time.csv");
 	if (rc)
 		return rc;
-	if (nsteps)
-		qsort(steps, nsteps, sizeof *steps, step_cmp);
+	if (nrows)   /* stable enough: ties are equal rows of one pid */
+		qsort(rows, nrows, sizeof *rows, row_cmp);
 	csv_init(&c, o.f);
 	csv_header(&c, OUT_STEP_TRACE_HEADER);
-	/* Rows by device, then step, as torch_npu sorts them. */
-	for (size_t d = 0; d < (ndev ? ndev : 1) && !rc; d++) {
-		for (size_t i = 0; i < nsteps && !rc; i++) {
-			struct out_step_row w;
-			rc = out_step_trace_row(&steps[i], ndev ? &devs[d] : NULL, &w);
-			if (!rc)
-				write_row(&c, &w);
-		}
-	}
-	if (rc) {
-		out_file_abort(&o);
-		return rc;
-	}
+	for (size_t i = 0; i < nrows; i++)
+		write_row(&c, &rows[i]);
 	return out_file_commit(&o, csv_finish(&c) != 0);
 }

@@ -1,5 +1,7 @@
 #include "parse/out_trace.h"
 
+#include "parse/out_trace_dev.h"
+
 
 int out_trace_open(struct out_trace *t, const char *dir, const struct out_trace_meta *m)
 {
@@ -11,6 +13,8 @@ int out_trace_open(struct out_trace *t, const char *dir, const struct out_trace_
 	jo_init_file(&t->j, t->file.f, 2);
 	jo_obj_begin(&t->j);
 	jo_kint(&t->j, "schemaVersion", 1);
+	if (m->ndevs)
+		out_trace_dev_props(&t->j, m->devs, m->ndevs);
 	jo_kstr(&t->j, "displayTimeUnit", "ms");
 	jo_kuint(&t->j, "baseTimeNanoseconds", m->base_real_ns);
 	if (m->rank >= 0) {

@@ -1,8 +1,9 @@
 /*
  * trace_view.json: the timeline in Chrome trace JSON object form with
  * Kineto's conventions (reference/traceformats.md §7): metadata keys first
- * ("schemaVersion", "displayTimeUnit", "baseTimeNanoseconds", and
- * "distributedInfo": {"rank": N} when the rank is known), then
+ * ("schemaVersion", "deviceProperties" when a device said its properties,
+ * "displayTimeUnit", "baseTimeNanoseconds", and "distributedInfo":
+ * {"rank": N} when the rank is known), then
  * "traceEvents", then "traceName". Timestamps are microseconds relative to
  * baseTimeNanoseconds, printed from integer ns with three decimals.
  * Written as events arrive, one per line; nothing is kept in memory.
@@ -10,11 +11,16 @@
 #ifndef PROF_OUT_TRACE_H
 #define PROF_OUT_TRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "common/json_out.h"
 #include "parse/out_file.h"
 
+struct out_dev_info;
+
 struct out_trace_meta {
+	const struct out_dev_info *devs;  /* "deviceProperties"; none: left out */
+	size_t ndevs;
 	uint64_t base_mono_ns;   /* the monotonic time of ts 0 */
 	uint64_t base_real_ns;   /* the same moment in CLOCK_REALTIME */
 	int64_t rank;            /* -1: unknown, no distributedInfo */

@@ -37,6 +37,9 @@ struct parse_report {
 	uint64_t ops;              /* framework operators written */
 	uint64_t ops_clamped;      /* ops cut at their parent's end or a step boundary */
 	uint64_t windows;          /* recording windows */
+	uint64_t dev_tasks;        /* kernels, copies, sets, collectives */
+	uint64_t dev_apis;         /* device API calls */
+	uint64_t dev_late;         /* device records later than the reorder window */
 };
 
 enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,

@@ -9,8 +9,8 @@ static int less(const struct merge_item *a, const struct merge_item *b)
 		return a->key < b->key;
 	if (a->ended != b->ended)      /* a stream's records before ends at the same ns */
 		return a->ended < b->ended;
-	if (a->fw != b->fw)            /* an op starting at a step boundary is in the next step */
-		return a->fw < b->fw;
+	if (a->rank != b->rank)        /* an op starting at a step boundary is in the next step */
+		return a->rank < b->rank;
 	return a->order < b->order;
 }
 
@@ -55,8 +55,9 @@ int parse_merge_init(struct parse_merge *m, struct parse_stream *streams, size_t
 	if (!m->heap)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
+		uint32_t kind = streams[i].file.hdr.kind;
 		m->heap[i] = (struct merge_item){ .order = streams[i].index, .s = &streams[i],
-			.fw = streams[i].file.hdr.kind == RAW_STREAM_FRAMEWORK };
+			.rank = kind == RAW_STREAM_FRAMEWORK ? 1 : kind == RAW_STREAM_DEVICE ? 2 : 0 };
 		load(&m->heap[i]);
 	}
 	for (size_t i = n / 2; i-- > 0;)

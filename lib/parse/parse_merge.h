@@ -5,7 +5,10 @@
  * an item of the merge too, at the stream's last moment, so whoever closes
  * what a stream left open does it in time order. At the same ns, records
  * of framework streams (operators, stamped with their start) come after
- * the others', so an op that starts at a step boundary is seen after it.
+ * the others', so an op that starts at a step boundary is seen after it;
+ * device streams come last, so a device call or kernel starting with an
+ * operator is seen inside it, and one starting at a step boundary after
+ * the boundary.
  */
 #ifndef PROF_PARSE_MERGE_H
 #define PROF_PARSE_MERGE_H
@@ -18,7 +21,7 @@ struct merge_item {
 	uint64_t key;
 	size_t order;
 	int ended;
-	int fw;             /* a framework stream: after the others at the same ns */
+	int rank;           /* at the same ns: 0 first, then 1 (framework), 2 (device) */
 	struct parse_stream *s;
 };
 

@@ -64,12 +64,13 @@ struct model_thread *model_thread_of(struct model_proc *p, int32_t tid)
 
 /* A process's first moment is its earliest stream's opening; its name
  * comes from its main thread (tid == pid) when there is one. A framework
- * stream belongs to its process image, not to a thread (its ops name
- * theirs), and opens late (at its first flush): it names nothing. */
+ * or device stream belongs to its process image, not to a thread (its
+ * records name theirs), and opens late (at its first flush): it names
+ * nothing. */
 static int attach(struct parse_model *m, struct parse_stream *s)
 {
 	const struct raw_file_header *h = &s->file.hdr;
-	if (h->kind == RAW_STREAM_FRAMEWORK) {
+	if (h->kind == RAW_STREAM_FRAMEWORK || h->kind == RAW_STREAM_DEVICE) {
 		s->proc = proc_of(m, s);
 		return s->proc ? 0 : -ENOMEM;
 	}
@@ -99,6 +100,11 @@ int model_init(struct parse_model *m, struct parse_stream *streams, size_t n,
 	m->meta = outs->meta;
 	m->details = outs->details;
 	m->opstat = outs->opstat;
+	m->kernels = outs->kernels;
+	m->apis = outs->apis;
+	m->mem = outs->mem;
+	m->comm = outs->comm;
+	m->devuse = outs->devuse;
 	m->log = log;
 	for (size_t i = 0; i < n; i++)
 		if (attach(m, &streams[i]) != 0)
@@ -110,6 +116,8 @@ void model_record(struct parse_model *m, struct parse_stream *s)
 {
 	if (s->proc && s->ns > s->proc->last_ns)
 		s->proc->last_ns = s->ns;
+	if (m->node_head)
+		model_devnodes_expire(m, s->ns);
 	switch (s->rec.type) {
 	case RAW_REC_MARK:        model_on_mark(m, s); break;
 	case RAW_REC_RANGE_PUSH:  model_on_push(m, s); break;
@@ -124,6 +132,13 @@ void model_record(struct parse_model *m, struct parse_stream *s)
 	case RAW_REC_LOST:        model_on_lost(m, s); break;
 	case RAW_REC_HOST_SAMPLE: model_on_host_sample(m, s); break;
 	case RAW_REC_OP:          model_on_op(m, s); break;
+	case RAW_REC_DEV_ACTIVITY: model_on_dev_activity(m, s); break;
+	case RAW_REC_DEV_API:     model_on_dev_api(m, s); break;
+	case RAW_REC_DEV_MEMORY:  model_on_dev_memory(m, s); break;
+	case RAW_REC_DEV_COLLECTIVE: model_on_dev_collective(m, s); break;
+	case RAW_REC_DEV_SAMPLE:  model_on_dev_sample(m, s); break;
+	case RAW_REC_DEV_INFO:    model_on_dev_info(m, s); break;
+	case RAW_REC_DEV_MARKER:  model_on_dev_marker(m, s); break;
 	default: break;           /* strings and clock pairs: used by the reader */
 	}
 }
@@ -133,8 +148,10 @@ void model_stream_end(struct parse_model *m, struct parse_stream *s)
 	uint64_t end = parse_stream_end_ns(s);
 	if (s->proc && end > s->proc->last_ns)
 		s->proc->last_ns = end;
-	if (s->thr)
+	if (s->thr) {
+		model_api_flush(m, s->proc, s->thr, end);
 		model_close_stack(m, s, end);
+	}
 }
 
 /* "thread <tid> (<name>)", Kineto's form; "torch thread <id>" for a
@@ -154,7 +171,7 @@ static void thread_meta(struct parse_model *m, int32_t pid, const struct model_t
 
 static int thread_shown(const struct model_thread *t)
 {
-	return t->has_stream || t->has_ops;
+	return t->has_stream || t->has_ops || t->has_dev;
 }
 
 /* The tid appears in a later image of the same pid, which names it. */
@@ -211,7 +228,9 @@ static int proc_cmp(const void *pa, const void *pb)
 
 void model_finish(struct parse_model *m)
 {
+	model_api_finish(m);
 	model_ops_finish(m);
+	model_devnodes_finish(m);
 	model_windows_finish(m);
 	for (size_t i = 0; i < m->nprocs; i++)
 		model_close_async(m, m->procs[i]);
@@ -224,6 +243,7 @@ void model_finish(struct parse_model *m)
 	}
 	for (size_t i = 0; i < m->nhost; i++)
 		out_trace_process(m->trace, m->host_pids[i], "Host", "Host", -1);
+	model_dev_meta(m);
 }
 
 static void free_async(void *ctx, void *val) { free(val); }
@@ -238,12 +258,18 @@ void model_free(struct parse_model *m)
 			free(p->threads[j]);
 		}
 		free(p->threads);
+		model_dev_free(p);
 		parse_idmap_each(&p->async, free_async, NULL);
 		parse_idmap_free(&p->async);
 		free(p);
 	}
 	free(m->procs);
 	free(m->steps);
+	free(m->step_procs);
+	free(m->dev_rows);
+	free(m->tracks);
+	parse_idmap_each(&m->devnodes, free_async, NULL);   /* none after model_finish */
+	parse_idmap_free(&m->devnodes);
 	parse_idmap_free(&m->op_json);
 	memset(m, 0, sizeof *m);
 }

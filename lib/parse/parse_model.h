@@ -44,6 +44,27 @@
  *  - Recording windows (RECORDING on to off, any cause) -> "X" events
  *    "Window #k (<cause>)" on thread MODEL_WINDOWS_TID "prof windows" of
  *    the process, k counting the windows of the pid from 1.
+ *  - Device records (dev.raw, read in start order through the reorder
+ *    window; share/prof/doc/outputs.md says the outputs):
+ *    DEV_API -> "X" cuda_runtime / cuda_driver on (pid, calling tid), a
+ *    leaf: the innermost op open on that thread at the call's start is
+ *    its launcher (it gives the call and the call's tasks its External
+ *    id), the call's end is cut to that op's end, and to the start of
+ *    whatever comes next on the thread (op, range, step, marker, call),
+ *    so calls, ops and ranges nest. The call waits on its thread until
+ *    then (one per thread). Correlations are remembered for
+ *    MODEL_CORR_KEEP_NS of device time (at most MODEL_CORR_MAX per
+ *    process) to link tasks to their calls.
+ *    DEV_ACTIVITY, DEV_COLLECTIVE -> "X" on (device, stream), ac2g flows
+ *    from the call, kernel_details.csv, op_statistic.csv device rows, the
+ *    step accumulator of (process, device), communication*.json.
+ *    An op whose calls launched tasks keeps its operator_details.csv row
+ *    (a "devnode") until its tasks and its children's are in: when every
+ *    call's first task has come, or MODEL_LAUNCH_WAIT_NS of device time
+ *    after its end, or at the end of the parse.
+ *    DEV_MEMORY -> memory_record.csv, operator_memory.csv, "[memory]"
+ *    instants; DEV_SAMPLE -> device_usage.csv and counters on the device
+ *    process; DEV_MARKER -> user_annotation on the calling thread.
  */
 #ifndef PROF_PARSE_MODEL_H
 #define PROF_PARSE_MODEL_H
@@ -59,11 +80,23 @@
 #include "parse/parse_idmap.h"
 #include "parse/parse_stream.h"
 
+#include "parse/out_api_stat.h"
+#include "parse/out_comm.h"
+#include "parse/out_dev_usage.h"
+#include "parse/out_kernel.h"
+#include "parse/out_memory.h"
 #include "parse/out_op_details.h"
 #include "parse/out_op_stat.h"
 
 #define MODEL_WINDOWS_TID 0            /* no Linux thread has tid 0 */
 #define MODEL_TORCH_TID_BASE 1000000000 /* above any Linux tid (pid_max <= 2^22) */
+#define MODEL_SYNC_TID_BASE 1000000    /* device sync records: stream + this */
+#define MODEL_DEV_SORT_BASE 5000000    /* device processes sort after every pid */
+#define MODEL_CORR_KEEP_NS PARSE_REORDER_WINDOW_NS
+#define MODEL_CORR_MAX (1u << 18)
+#define MODEL_LAUNCH_WAIT_NS 1000000000ull
+
+struct model_devnode;
 
 struct model_range {
 	const char *name;          /* in the stream's mapping */
@@ -78,6 +111,44 @@ struct model_op {
 	int64_t seq;
 	int32_t fwd_tid;
 	uint32_t flags;                /* RAW_OP_* */
+	uint64_t id;                   /* External id, given when it opened */
+	struct model_devnode *node;    /* it (or a child) launched device work */
+};
+
+/* A device API call waiting on its thread for what comes next. */
+struct model_api {
+	uint64_t start_ns, end_ns;
+	uint64_t corr, ext_id;
+	const char *name;
+	uint32_t cbid, domain;
+};
+
+/* A correlation id remembered: the call that launched it. */
+struct model_corr {
+	uint64_t corr;
+	uint64_t start_ns, end_ns;     /* the call's own */
+	uint64_t ext_id;               /* its op's External id, 0: none */
+	const char *shapes, *types;    /* its op's */
+	int64_t tid;                   /* as in the trace */
+	int matched, flowed;           /* a task came; its flow was written */
+};
+
+/* A device of a process: the step accumulator. */
+struct model_pdev {
+	uint32_t vendor, device;
+	struct out_step_acc acc;
+};
+
+/* A stream of a process: when its last task ended (for Wait Time). */
+struct model_pstream {
+	uint32_t vendor, device, stream;
+	uint64_t last_end;
+};
+
+/* Collectives counted per group, for their keys. */
+struct model_pgroup {
+	const char *group;
+	uint64_t n;
 };
 
 struct model_thread {
@@ -89,6 +160,9 @@ struct model_thread {
 	size_t nops, capops;
 	char comm[RAW_NAME_MAX + 1];   /* from the stream header */
 	const char *name;              /* latest RAW_REC_THREAD_NAME, or NULL */
+	int has_dev;                   /* device calls, markers or memory events */
+	int api_waiting;               /* `api` is not written yet */
+	struct model_api api;
 };
 
 struct model_proc {
@@ -109,6 +183,28 @@ struct model_proc {
 	struct parse_idmap async;      /* id -> struct model_async */
 	struct model_thread **threads;
 	size_t nthreads, capthreads;
+	struct parse_idmap corr;       /* correlation -> struct model_corr */
+	struct model_corr **corr_ring; /* the same, oldest first, for forgetting */
+	size_t corr_head, corr_n, corr_cap;
+	struct model_pdev *devs;
+	size_t ndevs;
+	struct model_pstream *streams;
+	size_t nstreams;
+	struct model_pgroup *groups;
+	size_t ngroups;
+};
+
+/* A device track of the trace: (device, tid) with tid a stream, or a
+ * stream's sync track; tid -1: the device only (samples). */
+struct model_track {
+	uint32_t device, vendor;
+	int64_t tid;
+};
+
+/* A device row of step_trace_time.csv, for step `step` (index into steps). */
+struct model_step_row {
+	size_t step;
+	struct out_step_row row;
 };
 
 struct model_counts {
@@ -116,6 +212,8 @@ struct model_counts {
 	uint64_t unfinished_ranges, unfinished_async;
 	uint64_t steps_unknown_start, lost_records, host_samples;
 	uint64_t ops, ops_clamped, ops_dropped, windows;
+	uint64_t dev_tasks, dev_apis, dev_collectives, dev_memory, dev_samples, dev_markers;
+	uint64_t dev_unlinked;         /* tasks whose call was not (or no longer) known */
 };
 
 /* Where the model writes. */
@@ -125,6 +223,11 @@ struct model_outs {
 	struct out_meta *meta;
 	struct out_op_details *details;
 	struct out_op_stat *opstat;
+	struct out_kernel *kernels;
+	struct out_api_stat *apis;
+	struct out_memory *mem;
+	struct out_comm *comm;
+	struct out_dev_usage *devuse;
 };
 
 struct parse_model {
@@ -135,11 +238,23 @@ struct parse_model {
 	struct out_meta *meta;
 	struct out_op_details *details;
 	struct out_op_stat *opstat;
+	struct out_kernel *kernels;
+	struct out_api_stat *apis;
+	struct out_memory *mem;
+	struct out_comm *comm;
+	struct out_dev_usage *devuse;
 	struct parse_idmap op_json;    /* shapes/types texts checked: out_trace_op.h */
 	uint64_t op_ids;               /* External ids given */
 	FILE *log;
 	struct out_step *steps;        /* one per recorded step: for step_trace_time.csv */
+	struct model_proc **step_procs;/* the process of each */
 	size_t nsteps, capsteps;
+	struct model_step_row *dev_rows;  /* device rows of steps, in step order */
+	size_t ndev_rows, capdev_rows;
+	struct parse_idmap devnodes;   /* External id -> struct model_devnode */
+	struct model_devnode *node_head, *node_tail;  /* closed ones, by close */
+	struct model_track *tracks;
+	size_t ntracks, captracks;
 	int32_t host_pids[8];
 	size_t nhost;
 	struct model_counts n;
@@ -156,6 +271,9 @@ void model_stream_end(struct parse_model *m, struct parse_stream *s);
 /* Closes what is still open (ops, windows, cross-thread ranges) and
  * writes the process and thread metadata. */
 void model_finish(struct parse_model *m);
+/* The rows of step_trace_time.csv (malloc'd, *n of them): per step, a row
+ * per device of its process, or the host-only row. 0 or -ENOMEM. */
+int model_step_rows(const struct parse_model *m, struct out_step_row **rows, size_t *n);
 void model_free(struct parse_model *m);
 
 #endif

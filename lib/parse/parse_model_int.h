@@ -40,6 +40,55 @@ void model_window_switch(struct parse_model *m, struct model_proc *p, int on, ui
 			 uint64_t ns);
 void model_windows_finish(struct parse_model *m);
 
+/* parse_model_api.c */
+void model_on_dev_api(struct parse_model *m, struct parse_stream *s);
+/* Writes t's waiting call, its end cut to `limit` (what came next on the
+ * thread); UINT64_MAX: no cut. */
+void model_api_flush(struct parse_model *m, struct model_proc *p, struct model_thread *t,
+		     uint64_t limit);
+void model_api_finish(struct parse_model *m);
+struct model_corr *model_corr_find(struct model_proc *p, uint64_t corr);
+void model_corr_free(struct model_proc *p);
+/* The innermost op of t open at ns (start <= ns < end), -1 if none. */
+long model_op_at(const struct model_thread *t, uint64_t ns);
+const char *model_opt_str(const struct parse_stream *s, uint32_t id);
+/* The thread a device record names: its tid, the main thread's when the
+ * backend did not know it (<= 0). */
+int32_t model_caller(const struct model_proc *p, int32_t tid);
+
+/* parse_model_devops.c */
+/* The devnode of op k of t, made (with its ancestors') if need be. */
+struct model_devnode *model_devnode_for(struct parse_model *m, struct model_thread *t,
+					size_t k);
+/* One more call of the node's op waits for its first task. */
+void model_devnode_pending(struct model_devnode *n);
+/* An op with a devnode closed: its row waits there. */
+void model_devnode_close(struct parse_model *m, struct model_devnode *n,
+			 const struct out_op *row);
+/* A task of `ns` launched by the op `ext_id`; `first`: the first of its call. */
+void model_devnode_credit(struct parse_model *m, uint64_t ext_id, uint64_t ns, int kernel,
+			  int first);
+void model_devnodes_expire(struct parse_model *m, uint64_t now);
+void model_devnodes_finish(struct parse_model *m);
+
+/* parse_model_dev.c */
+void model_on_dev_activity(struct parse_model *m, struct parse_stream *s);
+void model_on_dev_collective(struct parse_model *m, struct parse_stream *s);
+void model_dev_free(struct model_proc *p);
+
+/* parse_model_devmisc.c */
+void model_on_dev_memory(struct parse_model *m, struct parse_stream *s);
+void model_on_dev_sample(struct parse_model *m, struct parse_stream *s);
+void model_on_dev_marker(struct parse_model *m, struct parse_stream *s);
+void model_on_dev_info(struct parse_model *m, struct parse_stream *s);
+
+/* parse_model_devmeta.c */
+void model_dev_track(struct parse_model *m, uint32_t device, uint32_t vendor, int64_t tid);
+void model_dev_meta(struct parse_model *m);
+
+/* parse_model_steps.c */
+void model_steps_reset_devices(struct model_proc *p);
+
 /* parse_model.c */
 struct model_thread *model_thread_of(struct model_proc *p, int32_t tid);
 struct model_thread *model_thread_find(struct model_proc *p, int32_t tid);

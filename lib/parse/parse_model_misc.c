@@ -1,6 +1,8 @@
 /* Host samples, names, metadata and losses. */
 #include "parse/parse_model_int.h"
 
+#include "parse/out_trace_dev.h"
+
 static void host_pid(struct parse_model *m, int32_t pid)
 {
 	for (size_t i = 0; i < m->nhost; i++)
@@ -8,19 +10,6 @@ static void host_pid(struct parse_model *m, int32_t pid)
 			return;
 	if (m->nhost < sizeof m->host_pids / sizeof m->host_pids[0])
 		m->host_pids[m->nhost++] = pid;
-}
-
-static void counter(struct parse_model *m, int32_t pid, uint64_t ns, const char *name,
-		    const char *const *keys, const double *vals, int n)
-{
-	struct jo *j = &m->trace->j;
-	out_trace_begin(m->trace, "C", NULL, name, pid, 0, ns);
-	jo_key(j, "args");
-	jo_obj_begin(j);
-	for (int i = 0; i < n; i++)
-		jo_kfixed(j, keys[i], vals[i], 3);
-	jo_obj_end(j);
-	out_trace_end(m->trace);
 }
 
 void model_on_host_sample(struct parse_model *m, struct parse_stream *s)
@@ -34,9 +23,9 @@ void model_on_host_sample(struct parse_model *m, struct parse_stream *s)
 	double vm[] = { (double)h.proc_rss_bytes / OUT_MB, (double)h.sys_mem_used_bytes / OUT_MB };
 	double vd[] = { (double)h.proc_read_bytes / OUT_KB, (double)h.proc_write_bytes / OUT_KB };
 	host_pid(m, pid);
-	counter(m, pid, s->ns, "CPU Usage", cpu, vc, 3);
-	counter(m, pid, s->ns, "Memory Usage", mem, vm, 2);
-	counter(m, pid, s->ns, "Disk Usage", disk, vd, 2);
+	out_trace_counter(m->trace, pid, s->ns, "CPU Usage", cpu, vc, 3);
+	out_trace_counter(m->trace, pid, s->ns, "Memory Usage", mem, vm, 2);
+	out_trace_counter(m->trace, pid, s->ns, "Disk Usage", disk, vd, 2);
 	/* A sampler's first sample has nothing to differ from: no rate. */
 	uint64_t prev = s->host_prev_ns;
 	out_host_row(m->host, s->ns, prev && s->ns > prev ? s->ns - prev : 0, &h);

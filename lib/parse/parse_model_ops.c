@@ -27,14 +27,17 @@ static void op_close(struct parse_model *m, struct model_proc *p, struct model_t
 	if (t->nops)
 		t->ops[t->nops - 1].child_ns += dur;
 	struct out_op out = {
-		.pid = p->pid, .tid = model_out_tid(t), .id = ++m->op_ids, .name = o->name,
+		.pid = p->pid, .tid = model_out_tid(t), .id = o->id, .name = o->name,
 		.shapes = o->shapes, .types = o->types, .stack = o->stack,
 		.start_ns = o->start_ns, .end_ns = o->end_ns,
 		.self_ns = dur - (o->child_ns < dur ? o->child_ns : dur),
 		.seq = o->seq, .fwd_tid = o->fwd_tid, .user = (o->flags & RAW_OP_USER) != 0,
 	};
 	out_trace_op(m->trace, &m->op_json, &out);
-	out_op_details_row(m->details, &out);
+	if (o->node)   /* its row waits for its device work */
+		model_devnode_close(m, o->node, &out);
+	else
+		out_op_details_row(m->details, &out);
 	out_op_stat_add(m->opstat, out.name, out.self_ns);
 	m->n.ops++;
 }
@@ -81,12 +84,6 @@ static uint64_t op_end(const struct parse_stream *s, uint64_t end)
 	return end > s->ns ? end : s->ns;
 }
 
-/* A string that may be absent: NULL for id 0 or a definition lost. */
-static const char *opt_str(const struct parse_stream *s, uint32_t id)
-{
-	return id ? raw_cursor_str(&s->cur, id, NULL) : NULL;
-}
-
 void model_on_op(struct parse_model *m, struct parse_stream *s)
 {
 	MODEL_PAYLOAD(s, struct raw_op, ro);
@@ -100,12 +97,13 @@ void model_on_op(struct parse_model *m, struct parse_stream *s)
 	t->has_ops = 1;
 	struct model_op o = {
 		.start_ns = s->ns, .end_ns = op_end(s, ro.end),
-		.name = name, .shapes = opt_str(s, ro.shapes_id),
-		.types = opt_str(s, ro.types_id), .stack = opt_str(s, ro.stack_id),
-		.seq = ro.seq, .fwd_tid = ro.fwd_tid, .flags = ro.flags,
+		.name = name, .shapes = model_opt_str(s, ro.shapes_id),
+		.types = model_opt_str(s, ro.types_id), .stack = model_opt_str(s, ro.stack_id),
+		.seq = ro.seq, .fwd_tid = ro.fwd_tid, .flags = ro.flags, .id = ++m->op_ids,
 	};
 	if (o.end_ns > p->last_ns)
 		p->last_ns = o.end_ns;
+	model_api_flush(m, p, t, o.start_ns);
 	while (t->nops && t->ops[t->nops - 1].end_ns <= o.start_ns)
 		op_close(m, p, t, UINT64_MAX);
 	op_push(m, t, &o);

@@ -18,6 +18,7 @@ void model_on_mark(struct parse_model *m, struct parse_stream *s)
 	MODEL_PAYLOAD(s, struct raw_mark, mk);
 	if (!s->proc)
 		return;
+	model_api_flush(m, s->proc, s->thr, s->ns);
 	out_trace_begin(m->trace, "i", CAT_USER, parse_stream_str(s, mk.msg_id),
 			s->proc->pid, s->file.hdr.tid, s->ns);
 	jo_kstr(&m->trace->j, "s", "t");
@@ -30,6 +31,7 @@ void model_on_push(struct parse_model *m, struct parse_stream *s)
 	struct model_thread *t = s->thr;
 	if (!t)
 		return;
+	model_api_flush(m, s->proc, t, s->ns);
 	if (t->depth == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 16;
 		struct model_range *v = realloc(t->stack, cap * sizeof *v);
@@ -53,6 +55,7 @@ void model_on_pop(struct parse_model *m, struct parse_stream *s)
 	struct model_thread *t = s->thr;
 	if (!t)
 		return;
+	model_api_flush(m, s->proc, t, s->ns);
 	if (t->depth == 0) {
 		m->n.unmatched_pops++;
 		return;

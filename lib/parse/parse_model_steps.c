@@ -1,19 +1,52 @@
 /* Step boundaries and recording switched on and off. */
 #include "parse/parse_model_int.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
-static void add_step(struct parse_model *m, const struct out_step *st)
+static int add_step(struct parse_model *m, struct model_proc *p, const struct out_step *st)
 {
 	if (m->nsteps == m->capsteps) {
 		size_t cap = m->capsteps ? m->capsteps * 2 : 64;
 		struct out_step *v = realloc(m->steps, cap * sizeof *v);
-		if (!v)
-			return;
-		m->steps = v;
+		if (v)
+			m->steps = v;
+		struct model_proc **pv = realloc(m->step_procs, cap * sizeof *pv);
+		if (pv)
+			m->step_procs = pv;
+		if (!v || !pv)
+			return -1;
 		m->capsteps = cap;
 	}
+	m->step_procs[m->nsteps] = p;
 	m->steps[m->nsteps++] = *st;
+	return 0;
+}
+
+void model_steps_reset_devices(struct model_proc *p)
+{
+	for (size_t i = 0; i < p->ndevs; i++)
+		out_step_acc_reset(&p->devs[i].acc);
+}
+
+/* The device rows of the step just added (index i), from what each device
+ * of the process gathered since the step began. */
+static void device_rows(struct parse_model *m, struct model_proc *p, size_t i)
+{
+	for (size_t d = 0; d < p->ndevs; d++) {
+		if (m->ndev_rows == m->capdev_rows) {
+			size_t cap = m->capdev_rows ? m->capdev_rows * 2 : 64;
+			struct model_step_row *v = realloc(m->dev_rows, cap * sizeof *v);
+			if (!v)
+				break;
+			m->dev_rows = v;
+			m->capdev_rows = cap;
+		}
+		struct model_step_row *r = &m->dev_rows[m->ndev_rows++];
+		r->step = i;
+		out_step_acc_row(&p->devs[d].acc, &m->steps[i], (int32_t)p->devs[d].device, &r->row);
+	}
+	model_steps_reset_devices(p);
 }
 
 /* A step that begins where recording began has a conventional start; if
@@ -35,6 +68,7 @@ void model_on_step(struct parse_model *m, struct parse_stream *s)
 	struct model_proc *p = s->proc;
 	if (!p)
 		return;
+	model_api_flush(m, p, s->thr, s->ns);
 	p->step_tid = s->file.hdr.tid;
 	model_ops_boundary(m, p, p->step_tid, s->ns);
 	int known = p->recording && (rs.number == p->last_step + 1 || p->resumed);
@@ -45,10 +79,12 @@ void model_on_step(struct parse_model *m, struct parse_stream *s)
 		out_trace_complete(m->trace, p->pid, st.tid, "user_annotation", name,
 				   st.start_ns, st.end_ns,
 				   rs.number > INT64_MAX ? INT64_MAX : (int64_t)rs.number, 0);
-		add_step(m, &st);
+		if (add_step(m, p, &st) == 0)
+			device_rows(m, p, m->nsteps - 1);
 		p->steps++;
 	} else {
 		m->n.steps_unknown_start++;
+		model_steps_reset_devices(p);
 	}
 	p->last_step = rs.number;
 	p->step_from = s->ns;
@@ -65,6 +101,7 @@ static void switch_proc(struct parse_model *m, struct model_proc *p, int on, uin
 		p->step_from = ns;
 		p->resumed = 1;
 		model_ops_boundary(m, p, p->step_tid, ns);
+		model_steps_reset_devices(p);
 	}
 	p->recording = on;
 	p->seen_recording = 1;
@@ -92,4 +129,46 @@ void model_on_recording(struct parse_model *m, struct parse_stream *s)
 	jo_kstr(&m->trace->j, "cause", model_cause_name(rr.cause));
 	jo_obj_end(&m->trace->j);
 	out_trace_end(m->trace);
+}
+
+/* A step's row for device `device` among the stored rows from *k on. */
+static int stored_row(const struct parse_model *m, size_t *k, size_t step, int32_t device,
+		      struct out_step_row *out)
+{
+	while (*k < m->ndev_rows && m->dev_rows[*k].step < step)
+		(*k)++;
+	for (size_t j = *k; j < m->ndev_rows && m->dev_rows[j].step == step; j++)
+		if (m->dev_rows[j].row.device_id == device) {
+			*out = m->dev_rows[j].row;
+			return 1;
+		}
+	return 0;
+}
+
+/* Per step: a row per device its process used at any time (zeros for a
+ * device first used after the step), else the host-only row. */
+int model_step_rows(const struct parse_model *m, struct out_step_row **rows, size_t *n)
+{
+	size_t cap = 0, k = 0;
+	for (size_t i = 0; i < m->nsteps; i++)
+		cap += m->step_procs[i]->ndevs ? m->step_procs[i]->ndevs : 1;
+	*n = 0;
+	*rows = malloc((cap ? cap : 1) * sizeof **rows);
+	if (!*rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nsteps; i++) {
+		const struct model_proc *p = m->step_procs[i];
+		if (!p->ndevs)
+			out_step_host_row(&m->steps[i], &(*rows)[(*n)++]);
+		for (size_t d = 0; d < p->ndevs; d++) {
+			struct out_step_row *r = &(*rows)[(*n)++];
+			int32_t dev = (int32_t)p->devs[d].device;
+			if (!stored_row(m, &k, i, dev, r)) {
+				struct out_step_acc none;
+				out_step_acc_reset(&none);
+				out_step_acc_row(&none, &m->steps[i], dev, r);
+			}
+		}
+	}
+	return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "common/agent_env.h"
 #include "common/fsutil.h"
+#include "parse/parse_devinfo.h"
 #include "parse/parse_discover.h"
 #include "parse/parse_info.h"
 #include "parse/parse_merge.h"
@@ -63,7 +64,9 @@ static void verbose_stream(const struct run *u, const struct parse_stream *s)
 		" chunks%s\n", s->file.path, h->pid, h->tid,
 		h->kind == RAW_STREAM_HOST ? "host sampler" :
 		h->kind == RAW_STREAM_LAUNCHER ? "launcher" :
-		h->kind == RAW_STREAM_FRAMEWORK ? "framework" : "thread",
+		h->kind == RAW_STREAM_FRAMEWORK ? "framework" :
+		h->kind == RAW_STREAM_DEVICE ? "device" :
+		h->kind == RAW_STREAM_DEVICE_SAMPLES ? "device sampler" : "thread",
 		h->clock == RAW_CLOCK_TSC ? "tsc" : "monotonic",
 		h->clock == RAW_CLOCK_TSC ? ", rate from " : "",
 		h->clock == RAW_CLOCK_TSC ? rates[s->rate_src] : "",
@@ -143,24 +146,44 @@ static int ended_by_exec(const struct run *u, const struct parse_src *src)
 	return 0;
 }
 
+/* Device streams: records later than the reorder window, or handed out
+ * early because it was full, are said. */
+static void tally_device(struct run *u, const struct parse_stream *s)
+{
+	if (s->rq.late)
+		fprintf(u->o->log, "prof parse: %s: %" PRIu64 " device records came more than %llu s "
+			"after later-starting ones; they were read out of order\n", s->file.path,
+			s->rq.late, PARSE_REORDER_WINDOW_NS / 1000000000ull);
+	if (s->rq.forced)
+		fprintf(u->o->log, "prof parse: %s: the reorder window was full %" PRIu64
+			" times\n", s->file.path, s->rq.forced);
+	u->r->dev_late += s->rq.late;
+}
+
+static void tally_stream(struct run *u, const struct parse_stream *s)
+{
+	struct parse_report *r = u->r;
+	const struct raw_file *f = &s->file;
+	r->records += f->st.records;
+	r->lost += f->st.lost > f->hdr.lost_total ? f->st.lost : f->hdr.lost_total;
+	r->skipped_chunks += f->st.skipped_chunks;
+	r->skipped_bytes += f->st.skipped_bytes;
+	r->bad_records += f->st.bad_records;
+	r->unnamed_records += f->st.unnamed_records;
+	r->unclosed_streams += !(f->hdr.flags & RAW_FILE_CLOSED) && !ended_by_exec(u, s->src);
+	if (f->st.unknown_records)
+		fprintf(u->o->log, "prof parse: %s: %" PRIu64 " records of types this "
+			"prof does not know were skipped (written by a newer prof?)\n",
+			f->path, f->st.unknown_records);
+	if (s->reorder)
+		tally_device(u, s);
+}
+
 static void tally(struct run *u, const struct parse_model *m)
 {
 	struct parse_report *r = u->r;
-	for (size_t i = 0; i < u->nstreams; i++) {
-		const struct raw_file *f = &u->streams[i].file;
-		r->records += f->st.records;
-		r->lost += f->st.lost > f->hdr.lost_total ? f->st.lost : f->hdr.lost_total;
-		r->skipped_chunks += f->st.skipped_chunks;
-		r->skipped_bytes += f->st.skipped_bytes;
-		r->bad_records += f->st.bad_records;
-		r->unnamed_records += f->st.unnamed_records;
-		r->unclosed_streams += !(f->hdr.flags & RAW_FILE_CLOSED) &&
-				       !ended_by_exec(u, u->streams[i].src);
-		if (f->st.unknown_records)
-			fprintf(u->o->log, "prof parse: %s: %" PRIu64 " records of types this "
-				"prof does not know were skipped (written by a newer prof?)\n",
-				f->path, f->st.unknown_records);
-	}
+	for (size_t i = 0; i < u->nstreams; i++)
+		tally_stream(u, &u->streams[i]);
 	r->steps = m->nsteps;
 	r->unmatched = m->n.unmatched_pops + m->n.unmatched_ends;
 	r->unfinished = m->n.unfinished_ranges + m->n.unfinished_async;
@@ -168,6 +191,8 @@ static void tally(struct run *u, const struct parse_model *m)
 	r->ops = m->n.ops;
 	r->ops_clamped = m->n.ops_clamped;
 	r->windows = m->n.windows;
+	r->dev_tasks = m->n.dev_tasks;
+	r->dev_apis = m->n.dev_apis;
 	if (m->n.ops_dropped)
 		fprintf(u->o->log, "prof parse: %" PRIu64 " operators dropped: out of memory\n",
 			m->n.ops_dropped);
@@ -180,43 +205,97 @@ struct outs {
 	struct out_op_details details;
 	struct out_op_stat opstat;
 	struct out_meta meta;
+	struct out_kernel kernels;
+	struct out_api_stat apis;
+	struct out_memory mem;
+	struct out_comm comm;
+	struct out_dev_usage devuse;
+	int opened;                    /* how many of the files below are open */
 };
-
-static int outs_open(struct run *u, struct outs *o, const struct out_trace_meta *tm)
-{
-	int rc = out_trace_open(&o->trace, u->out_dir, tm);
-	if (rc)
-		return rc;
-	if ((rc = out_host_open(&o->host, u->out_dir, tm->base_mono_ns)) != 0) {
-		out_trace_abort(&o->trace);
-		return rc;
-	}
-	if ((rc = out_op_details_open(&o->details, u->out_dir)) != 0) {
-		out_trace_abort(&o->trace);
-		out_host_abort(&o->host);
-		return rc;
-	}
-	out_op_stat_init(&o->opstat);
-	return 0;
-}
 
 static void outs_abort(struct outs *o)
 {
-	out_trace_abort(&o->trace);
-	out_host_abort(&o->host);
-	out_op_details_abort(&o->details);
+	if (o->opened > 0)
+		out_trace_abort(&o->trace);
+	if (o->opened > 1)
+		out_host_abort(&o->host);
+	if (o->opened > 2)
+		out_op_details_abort(&o->details);
+	if (o->opened > 3)
+		out_memory_abort(&o->mem);
+	if (o->opened > 4)
+		out_dev_usage_abort(&o->devuse);
+	o->opened = 0;
+}
+
+static int outs_open(struct run *u, struct outs *o, const struct out_trace_meta *tm)
+{
+	const char *d = u->out_dir;
+	int rc;
+	memset(o, 0, sizeof *o);
+	out_op_stat_init(&o->opstat);
+	out_api_stat_init(&o->apis);
+	if ((rc = out_trace_open(&o->trace, d, tm)) == 0 && ++o->opened &&
+	    (rc = out_host_open(&o->host, d, tm->base_mono_ns)) == 0 && ++o->opened &&
+	    (rc = out_op_details_open(&o->details, d)) == 0 && ++o->opened &&
+	    (rc = out_memory_open(&o->mem, d, tm->base_mono_ns)) == 0 && ++o->opened &&
+	    (rc = out_dev_usage_open(&o->devuse, d, tm->base_mono_ns)) == 0 && ++o->opened &&
+	    (rc = out_kernel_open(&o->kernels, d, tm->base_mono_ns)) == 0 &&
+	    (rc = out_comm_init(&o->comm, d)) == 0)
+		return 0;
+	outs_abort(o);
+	out_kernel_free(&o->kernels);
+	out_comm_free(&o->comm);
+	return rc;
+}
+
+static void outs_free(struct outs *o)
+{
+	out_meta_free(&o->meta);
+	out_op_stat_free(&o->opstat);
+	out_api_stat_free(&o->apis);
+	out_kernel_free(&o->kernels);
+	out_comm_free(&o->comm);
+}
+
+/* The files that need every step: step_trace_time.csv, kernel_details.csv,
+ * communication*.json. */
+static int write_step_files(struct run *u, struct outs *o, struct parse_model *m)
+{
+	struct out_step_row *rows;
+	size_t n;
+	struct out_step_find f;
+	int rc = model_step_rows(m, &rows, &n);
+	if (rc)
+		return rc;
+	rc = out_step_trace_write(u->out_dir, rows, n);
+	free(rows);
+	if (rc || (rc = out_step_find_init(&f, m->steps, m->nsteps)) != 0)
+		return rc;
+	rc = out_kernel_write(&o->kernels, u->out_dir, &f);
+	int rm = out_comm_write(&o->comm, &f, m->nsteps > 0, o->trace.base);
+	out_step_find_free(&f);
+	return rc ? rc : rm;
 }
 
 /* Closes the streamed files and writes the others; the first error. */
 static int outs_close(struct run *u, struct outs *o, struct parse_model *m)
 {
-	int rc = out_trace_close(&o->trace);
-	int rh = out_host_close(&o->host);
-	int rd = out_op_details_close(&o->details);
-	int ro = out_op_stat_write(&o->opstat, u->out_dir);
-	int rs = out_step_trace_write(u->out_dir, m->steps, m->nsteps, NULL, 0);
-	int rm = out_meta_write(&o->meta, u->dir, u->info.env, u->o->log);
-	return rc ? rc : rh ? rh : rd ? rd : ro ? ro : rs ? rs : rm;
+	int rc[9];
+	rc[0] = out_trace_close(&o->trace);
+	rc[1] = out_host_close(&o->host);
+	rc[2] = out_op_details_close(&o->details);
+	rc[3] = out_memory_close(&o->mem);
+	rc[4] = out_dev_usage_close(&o->devuse);
+	o->opened = 0;
+	rc[5] = out_op_stat_write(&o->opstat, u->out_dir);
+	rc[6] = out_api_stat_write(&o->apis, u->out_dir);
+	rc[7] = write_step_files(u, o, m);
+	rc[8] = out_meta_write(&o->meta, u->dir, u->info.env, u->o->log);
+	for (int i = 0; i < 9; i++)
+		if (rc[i])
+			return rc[i];
+	return 0;
 }
 
 /* Everything but parse.done; 0 or a negative errno. */
@@ -225,12 +304,18 @@ static int write_outputs(struct run *u)
 	struct out_trace_meta tm;
 	struct outs o;
 	struct parse_model m;
+	struct parse_devinfo di;
 	memset(&m, 0, sizeof m);
 	pick_base(u, &tm);
-	int rc = outs_open(u, &o, &tm);
+	int rc = parse_devinfo_scan(u->streams, u->nstreams, &di);
+	tm.devs = di.v;
+	tm.ndevs = di.n;
+	rc = rc ? rc : outs_open(u, &o, &tm);
+	parse_devinfo_free(&di);
 	if (rc)
 		return rc;
-	struct model_outs mo = { &o.trace, &o.host, &o.meta, &o.details, &o.opstat };
+	struct model_outs mo = { &o.trace, &o.host, &o.meta, &o.details, &o.opstat, &o.kernels,
+				 &o.apis, &o.mem, &o.comm, &o.devuse };
 	rc = out_meta_init(&o.meta);
 	rc = rc ? rc : model_init(&m, u->streams, u->nstreams, &mo, u->o->log);
 	rc = rc ? rc : merge_all(u, &m);
@@ -243,8 +328,7 @@ static int write_outputs(struct run *u)
 		outs_abort(&o);
 	}
 	model_free(&m);
-	out_meta_free(&o.meta);
-	out_op_stat_free(&o.opstat);
+	outs_free(&o);
 	return rc;
 }
 

@@ -1,7 +1,10 @@
 #include "parse/parse_stream.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 enum { LOOK_OPEN, LOOK_CHUNKS, LOOK_CLOSE, LOOK_DONE };
 
@@ -62,27 +65,111 @@ int parse_stream_open(struct parse_stream *s, const struct parse_src *src,
 	s->rate_src = timemap_pick_rate(run_tsc_hz, &s->file.hdr.open_pair, &last,
 					s->file.hdr.tsc_hz, &rt, &rn);
 	timemap_init(&s->tm, s->file.hdr.clock, rt, rn, next_pair, s);
+	s->reorder = s->file.hdr.kind == RAW_STREAM_DEVICE;
+	reorder_init(&s->rq);
+	if (s->reorder)   /* NULL: pages are given back at the end only */
+		s->chunk_refs = calloc(s->file.nchunks ? s->file.nchunks : 1, sizeof *s->chunk_refs);
 	return 0;
+}
+
+/* The next record of the file that is an event (strings and clock pairs
+ * are not: the reader and the time map took them; their stamps must not
+ * push later events on). 1, or 0 at the end. */
+static int next_event(struct parse_stream *s, struct raw_rec *r, uint64_t *ns)
+{
+	for (;;) {
+		enum raw_next n = raw_cursor_next(&s->cur, r);
+		if (n == RAW_NEXT_END)
+			return 0;
+		if (n != RAW_NEXT_RECORD || r->type == RAW_REC_STRING ||
+		    r->type == RAW_REC_CLOCK_SYNC)
+			continue;
+		*ns = timemap_map(&s->tm, r->ts);
+		return 1;
+	}
+}
+
+/* The record whose header is at `p`, as the cursor would have given it. */
+static void rec_at(const struct parse_stream *s, const unsigned char *p, struct raw_rec *r)
+{
+	struct raw_record h;
+	memcpy(&h, p, sizeof h);
+	uint64_t off = (uint64_t)(p - s->file.map);
+	*r = (struct raw_rec){ .type = h.type, .flags = h.flags, .size = h.size, .ts = h.ts,
+			       .payload = p + sizeof h, .len = h.size - (uint32_t)sizeof h,
+			       .chunk = (off - RAW_HEADER_SIZE) / s->file.hdr.chunk_size,
+			       .offset = off };
+}
+
+void parse_file_release(const struct raw_file *f, uint64_t from, uint64_t to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), base = (uintptr_t)f->map;
+	uintptr_t a = base + RAW_HEADER_SIZE + from * f->hdr.chunk_size;
+	uintptr_t b = base + RAW_HEADER_SIZE + to * f->hdr.chunk_size;
+	uintptr_t end = base + f->size;
+	if (!f->map)
+		return;
+	a = a - base > (64u << 10) ? a - (64u << 10) : base;
+	a = (a + page - 1) & ~(page - 1);
+	b = (b < end ? b : end) & ~(page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+/* A record of chunk c entered (+1) or left (-1) the window. Chunks below
+ * the oldest one with a record in the window, and below the cursor, are
+ * done: their pages go. */
+static void chunk_ref(struct parse_stream *s, uint64_t c, int d)
+{
+	if (!s->chunk_refs || c >= s->file.nchunks)
+		return;
+	s->chunk_refs[c] += (uint32_t)d;
+	uint64_t limit = s->read_all ? s->file.nchunks : s->cur.chunk, low = s->chunk_low;
+	while (d < 0 && low < limit && s->chunk_refs[low] == 0)
+		low++;
+	if (low > s->chunk_low) {
+		parse_file_release(&s->file, s->chunk_low, low);
+		s->chunk_low = low;
+	}
+}
+
+/* Fills the window until its earliest record may go, then hands it out. */
+static int next_reordered(struct parse_stream *s)
+{
+	struct raw_rec r;
+	uint64_t ns;
+	while (!s->read_all && !reorder_ripe(&s->rq)) {
+		if (!next_event(s, &r, &ns))
+			s->read_all = 1;
+		else if (reorder_push(&s->rq, ns, s->file.map + r.offset) != 0)
+			s->file.st.bad_records++;   /* out of memory: dropped, said as damage */
+		else
+			chunk_ref(s, r.chunk, +1);
+	}
+	if (s->rq.n == 0)
+		return 0;
+	struct reorder_ent e = reorder_pop(&s->rq);
+	rec_at(s, e.rec, &s->rec);
+	chunk_ref(s, s->rec.chunk, -1);
+	s->ns = e.ns;
+	if (!s->nrec || e.ns > s->last_ns)
+		s->last_ns = e.ns;
+	s->nrec++;
+	return 1;
 }
 
 int parse_stream_next(struct parse_stream *s)
 {
-	for (;;) {
-		enum raw_next n = raw_cursor_next(&s->cur, &s->rec);
-		if (n == RAW_NEXT_END)
-			return 0;
-		/* Strings and clock pairs are not events: the reader and the time
-		 * map took them; their stamps must not push later events on. */
-		if (n != RAW_NEXT_RECORD || s->rec.type == RAW_REC_STRING ||
-		    s->rec.type == RAW_REC_CLOCK_SYNC)
-			continue;
-		uint64_t ns = timemap_map(&s->tm, s->rec.ts);
-		if (s->nrec && ns <= s->last_ns)
-			ns = s->file.hdr.kind == RAW_STREAM_FRAMEWORK ? s->last_ns : s->last_ns + 1;
-		s->ns = s->last_ns = ns;
-		s->nrec++;
-		return 1;
-	}
+	if (s->reorder)
+		return next_reordered(s);
+	uint64_t ns;
+	if (!next_event(s, &s->rec, &ns))
+		return 0;
+	if (s->nrec && ns <= s->last_ns)
+		ns = s->file.hdr.kind == RAW_STREAM_FRAMEWORK ? s->last_ns : s->last_ns + 1;
+	s->ns = s->last_ns = ns;
+	s->nrec++;
+	return 1;
 }
 
 uint64_t parse_stream_end_ns(const struct parse_stream *s)
@@ -102,5 +189,7 @@ void parse_stream_close(struct parse_stream *s)
 {
 	raw_cursor_free(&s->cur);
 	raw_cursor_free(&s->look);
+	reorder_free(&s->rq);
+	free(s->chunk_refs);
 	raw_file_close(&s->file);
 }

@@ -13,7 +13,14 @@
  * few ns at most.) A framework stream is the exception: its records are
  * operators stamped with their start, and a parent and its first child
  * often start at the same ns, so there equal stamps stay equal (only a
- * stamp that goes back is raised to the one before it).
+ * stamp that goes back is raised to the one before it). A device stream
+ * (dev.raw) is written out of order: it is read through a reorder window
+ * (parse_reorder.h) and its stamps are handed out as they are, equal or,
+ * for the rare record later than the window, going back. The window
+ * reads its records from the mapping again when it hands them out, so the
+ * pages of the chunks before the oldest one with a record in the window
+ * are given back as that one moves on (the cursor gives each chunk back
+ * as it passes it, too).
  */
 #ifndef PROF_PARSE_STREAM_H
 #define PROF_PARSE_STREAM_H
@@ -25,6 +32,7 @@
 #include "raw/raw_reader.h"
 #include "raw/raw_timemap.h"
 #include "parse/parse_discover.h"
+#include "parse/parse_reorder.h"
 
 struct model_proc;
 struct model_thread;
@@ -46,6 +54,11 @@ struct parse_stream {
 	struct model_proc *proc;     /* owned by the model */
 	struct model_thread *thr;
 	uint64_t host_prev_ns;       /* host streams: time of the previous sample */
+	int reorder;                 /* a device stream: read through `rq` */
+	int read_all;                /* `cur` reached the end */
+	struct parse_reorder rq;
+	uint32_t *chunk_refs;        /* records of each chunk in the window */
+	uint64_t chunk_low;          /* chunks below it are done with */
 };
 
 /* Opens src->path. `run_tsc_hz` is the run's TSC rate, 0 if unknown.
@@ -66,5 +79,10 @@ uint64_t parse_stream_end_ns(const struct parse_stream *s);
 const char *parse_stream_str(const struct parse_stream *s, uint32_t id);
 
 void parse_stream_close(struct parse_stream *s);
+
+/* Gives the pages of chunks [from, to) of a mapped file back (the file
+ * keeps them; a later read faults them in again), and the 64 KiB before
+ * them: a page fault maps its neighbours in too. */
+void parse_file_release(const struct raw_file *f, uint64_t from, uint64_t to);
 
 #endif

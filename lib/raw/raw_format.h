@@ -231,7 +231,9 @@ struct raw_dev_activity {
 	uint32_t vendor;         /* enum raw_dev_vendor */
 	uint32_t device;
 	uint32_t stream;
-	uint32_t name_id;        /* kernel name; for copies and sets 0 (outputs name them) */
+	uint32_t name_id;        /* kernel name; copies and sets: the backend's name if any
+				  * (CUDA: Kineto's "Memcpy HtoD (Pinned -> Device)",
+				  * "Memset (Device)"), else 0 and the outputs name them */
 	uint32_t copy_kind;      /* enum raw_copy_kind */
 	uint32_t grid[3];
 	uint32_t block[3];
@@ -244,7 +246,9 @@ enum raw_api_domain { RAW_API_RUNTIME = 1, RAW_API_DRIVER = 2, RAW_API_SIM = 3 }
 struct raw_dev_api {
 	uint64_t end;
 	uint64_t correlation;
-	int32_t  tid;            /* the calling thread's OS tid */
+	int32_t  tid;            /* OS tid; <= 0 when the backend could not tell (CUDA:
+				  * the negated CUPTI thread id): the parse uses the
+				  * process's main thread */
 	uint32_t name_id;        /* "cudaLaunchKernel", "sim_kernel" ... */
 	uint32_t domain;         /* enum raw_api_domain */
 	uint32_t vendor;
@@ -271,7 +275,8 @@ enum raw_coll_op {
 	RAW_COLL_ALLTOALL = 7, RAW_COLL_REDUCE = 8,
 };
 
-/* A collective as the device ran it: `ts`..`end` on `stream`. */
+/* A collective as the device ran it: `ts`..`end` on `stream`. A NCCL
+ * kernel is written as a collective only, never also as an activity. */
 struct raw_dev_collective {
 	uint64_t end;
 	uint64_t bytes;

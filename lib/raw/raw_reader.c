@@ -60,8 +60,7 @@ int raw_header_check(const struct raw_file_header *h, uint64_t file_size,
 		why_set(why, n, "unknown clock %u", h->clock);
 		return -1;
 	}
-	if (h->kind != RAW_STREAM_THREAD && h->kind != RAW_STREAM_HOST &&
-	    h->kind != RAW_STREAM_LAUNCHER && h->kind != RAW_STREAM_FRAMEWORK) {
+	if (h->kind < RAW_STREAM_THREAD || h->kind > RAW_STREAM_DEVICE_SAMPLES) {
 		why_set(why, n, "unknown stream kind %u", h->kind);
 		return -1;
 	}
@@ -184,6 +183,13 @@ uint32_t raw_payload_min(uint16_t type)
 	case RAW_REC_CLOCK_SYNC:  return sizeof(struct raw_clock_pair);
 	case RAW_REC_HOST_SAMPLE: return sizeof(struct raw_host_sample);
 	case RAW_REC_OP:          return sizeof(struct raw_op);
+	case RAW_REC_DEV_ACTIVITY: return sizeof(struct raw_dev_activity);
+	case RAW_REC_DEV_API:     return sizeof(struct raw_dev_api);
+	case RAW_REC_DEV_MEMORY:  return sizeof(struct raw_dev_memory);
+	case RAW_REC_DEV_COLLECTIVE: return sizeof(struct raw_dev_collective);
+	case RAW_REC_DEV_SAMPLE:  return sizeof(struct raw_dev_sample);
+	case RAW_REC_DEV_INFO:    return sizeof(struct raw_dev_info);
+	case RAW_REC_DEV_MARKER:  return sizeof(struct raw_dev_marker);
 	default:                  return 0;
 	}
 }
@@ -372,10 +378,43 @@ static uint32_t undefined_id(const struct raw_cursor *c, const uint32_t *ids, in
 	return 0;
 }
 
+#define REF(type, field, i) memcpy(&ids[i], p + offsetof(type, field), 4)
+
+/* The string ids a device record refers to; returns how many. */
+static int dev_string_refs(const struct raw_rec *r, uint32_t ids[4])
+{
+	const unsigned char *p = r->payload;
+	switch (r->type) {
+	case RAW_REC_DEV_ACTIVITY:
+		REF(struct raw_dev_activity, name_id, 0);
+		return 1;
+	case RAW_REC_DEV_API:
+		REF(struct raw_dev_api, name_id, 0);
+		return 1;
+	case RAW_REC_DEV_COLLECTIVE:
+		REF(struct raw_dev_collective, name_id, 0);
+		REF(struct raw_dev_collective, group_id, 1);
+		REF(struct raw_dev_collective, ranks_id, 2);
+		return 3;
+	case RAW_REC_DEV_INFO:
+		REF(struct raw_dev_info, name_id, 0);
+		REF(struct raw_dev_info, uuid_id, 1);
+		return 2;
+	case RAW_REC_DEV_MARKER:
+		REF(struct raw_dev_marker, name_id, 0);
+		REF(struct raw_dev_marker, domain_id, 1);
+		return 2;
+	default:
+		return 0;
+	}
+}
+
 /* The string ids a record refers to; returns how many. */
 static int string_refs(const struct raw_rec *r, uint32_t ids[4])
 {
 	const unsigned char *p = r->payload;
+	if (r->type >= RAW_REC_DEV_ACTIVITY)
+		return dev_string_refs(r, ids);
 	switch (r->type) {
 	case RAW_REC_MARK:
 	case RAW_REC_RANGE_PUSH:

@@ -66,6 +66,13 @@ void agent_sched_after_fork(void);
 /* The framework stream (agent_fw.c): closed at exit, dropped in a fork child. */
 void agent_fw_finish(void);
 void agent_fw_forget(void);
+/* Device activity (agent_dev.c), when PROF_AGENT_DEVICE is "1": the HAL
+ * follows the effective recording state (agent_dev_update, after every
+ * switch), stops at exit, and is dropped in a fork child. */
+void agent_dev_init(void);
+void agent_dev_update(void);
+void agent_dev_finish(void);
+void agent_dev_forget(void);
 
 /* This thread's stream, created on first use; NULL when it cannot be had
  * (agent inert, thread finished, no file). */

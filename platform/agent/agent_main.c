@@ -115,6 +115,7 @@ static void after_fork_child(void)
 	agent.log_fd = -1;
 	agent_sched_after_fork();
 	agent_fw_forget();
+	agent_dev_forget();
 	agent_threads_forget();
 	if (agent_process_begin((int)getppid()) != 0) {
 		agent.active = 0;
@@ -154,6 +155,7 @@ static void agent_init(void)
 		return;
 	}
 	pthread_atfork(NULL, NULL, after_fork_child);
+	agent_dev_init();
 }
 
 static void finish_before_exit(void);
@@ -171,6 +173,7 @@ static void agent_fini(void)
 static void finish_before_exit(void)
 {
 	if (agent.active && (int)getpid() == agent.pid) {
+		agent_dev_finish();
 		agent_fw_finish();
 		agent_threads_finish();
 		agent.active = 0;

@@ -124,6 +124,7 @@ static int spawn_env_add_agent(char **env, int n, const struct spawn_env_opts *o
 		{ "PROF_AGENT_SCHEDULE", o->schedule },
 		{ "PROF_AGENT_FW_FLAGS", fw },
 		{ "PROF_AGENT_DYNAMIC", o->dynamic ? "1" : NULL },
+		{ "PROF_AGENT_DEVICE", o->device ? "1" : NULL },
 	};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
 		if (!pairs[i][1])
@@ -135,12 +136,52 @@ static int spawn_env_add_agent(char **env, int n, const struct spawn_env_opts *o
 	return n;
 }
 
+/* CUDA's and NVTX's injection libraries: when the user set them (nsys,
+ * ncu and compute-sanitizer do), theirs win; "none" or empty reads as
+ * unset, as it does for Kineto. */
+static const char *const spawn_injection_vars[] = { "CUDA_INJECTION64_PATH",
+						    "NVTX_INJECTION64_PATH" };
+
+const char *spawn_env_injection_taken(char *const *base, const char *name)
+{
+	const char *v = spawn_env_get(base, name);
+	return v && *v && strcmp(v, "none") != 0 ? v : NULL;
+}
+
+/* Is `e` a user's unset-meaning injection variable that ours replaces? */
+static bool spawn_env_replaced(const char *e, char *const *base, const struct spawn_env_opts *o)
+{
+	if (!o->cuda_injection || spawn_env_injection_taken(base, spawn_injection_vars[0]))
+		return false;
+	for (size_t i = 0; i < 2; i++)
+		if (spawn_env_is(e, spawn_injection_vars[i]) &&
+		    !spawn_env_injection_taken(base, spawn_injection_vars[i]))
+			return true;
+	return false;
+}
+
+static int spawn_env_add_injection(char **env, int n, char *const *base,
+				   const struct spawn_env_opts *o)
+{
+	if (!o->cuda_injection || spawn_env_injection_taken(base, spawn_injection_vars[0]))
+		return n;
+	for (size_t i = 0; i < 2; i++) {
+		if (spawn_env_injection_taken(base, spawn_injection_vars[i]))
+			continue;
+		if (!(env[n] = spawn_env_pair(spawn_injection_vars[i], o->cuda_injection, "", NULL)))
+			return -1;
+		env[++n] = NULL;
+	}
+	return n;
+}
+
 char **spawn_env_build(char *const *base, const struct spawn_env_opts *o)
 {
 	size_t nbase = 0;
 	while (base && base[nbase])
 		nbase++;
-	char **env = calloc(nbase + 12, sizeof *env);
+	/* base, LD_PRELOAD, PYTHONPATH, the agent's 9, 2 injections, NULL */
+	char **env = calloc(nbase + 15, sizeof *env);
 	if (!env)
 		return NULL;
 	int n = 0;
@@ -150,7 +191,8 @@ char **spawn_env_build(char *const *base, const struct spawn_env_opts *o)
 		 * agent at somebody else's run directory. */
 		if (strncmp(e, "PROF_AGENT_", 11) == 0 ||
 		    spawn_env_is(e, "LD_PRELOAD") ||
-		    (o->python_dir && spawn_env_is(e, "PYTHONPATH")))
+		    (o->python_dir && spawn_env_is(e, "PYTHONPATH")) ||
+		    spawn_env_replaced(e, base, o))
 			continue;
 		if (!(env[n++] = strdup(e)))
 			goto oom;
@@ -163,7 +205,8 @@ char **spawn_env_build(char *const *base, const struct spawn_env_opts *o)
 	    !(env[n++] = spawn_env_pair("PYTHONPATH", o->python_dir, ":",
 					spawn_env_get(base, "PYTHONPATH"))))
 		goto oom;
-	if (spawn_env_add_agent(env, n, o) < 0)
+	if ((n = spawn_env_add_agent(env, n, o)) < 0 ||
+	    spawn_env_add_injection(env, n, base, o) < 0)
 		goto oom;
 	return env;
 oom:

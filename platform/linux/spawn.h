@@ -33,6 +33,9 @@ struct spawn_env_opts {
 	const char *schedule;      /* "skip_first,wait,warmup,active,repeat"; NULL: none */
 	uint32_t fw_flags;         /* PROF_FW_* collection switches */
 	bool dynamic;              /* record only in --dynamic windows */
+	bool device;               /* device activity (activities DEVICE) */
+	const char *cuda_injection; /* CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH
+				     * (the agent); NULL: neither is set */
 };
 
 /* The child's environment: `base` (NULL-terminated, usually environ) with
@@ -41,6 +44,11 @@ struct spawn_env_opts {
  * malloc'd strings, or NULL on ENOMEM; free with spawn_env_free. */
 char **spawn_env_build(char *const *base, const struct spawn_env_opts *o);
 void spawn_env_free(char **env);
+
+/* The user's CUDA_INJECTION64_PATH / NVTX_INJECTION64_PATH in `base` when
+ * set to a library (not empty, not "none"): another tool is injected, and
+ * spawn_env_build leaves it (and, for CUDA's, both) alone. Else NULL. */
+const char *spawn_env_injection_taken(char *const *base, const char *name);
 
 /* The value of `name` in an environment array, or NULL. */
 const char *spawn_env_get(char *const *env, const char *name);

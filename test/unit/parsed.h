@@ -29,6 +29,13 @@ struct parsed {
 	char *host_csv;
 	char *details_csv;   /* operator_details.csv */
 	char *opstat_csv;    /* op_statistic.csv */
+	char *kernel_csv;    /* kernel_details.csv */
+	char *api_csv;       /* api_statistic.csv */
+	char *memrec_csv;    /* memory_record.csv */
+	char *memop_csv;     /* operator_memory.csv */
+	char *devuse_csv;    /* device_usage.csv */
+	char *comm_json;     /* communication.json */
+	char *matrix_json;   /* communication_matrix.json */
 	cJSON *meta;
 	int done;
 };
@@ -63,6 +70,13 @@ static inline void parse(const char *run, struct parsed *p)
 	p->host_csv = read_out(run, "host_usage.csv");
 	p->details_csv = read_out(run, "operator_details.csv");
 	p->opstat_csv = read_out(run, "op_statistic.csv");
+	p->kernel_csv = read_out(run, "kernel_details.csv");
+	p->api_csv = read_out(run, "api_statistic.csv");
+	p->memrec_csv = read_out(run, "memory_record.csv");
+	p->memop_csv = read_out(run, "operator_memory.csv");
+	p->devuse_csv = read_out(run, "device_usage.csv");
+	p->comm_json = read_out(run, "communication.json");
+	p->matrix_json = read_out(run, "communication_matrix.json");
 	char *m = rg_path(run, "profiler_metadata.json");
 	char *mt = rg_read(m);
 	p->meta = mt ? cJSON_Parse(mt) : NULL;
@@ -82,6 +96,13 @@ static inline void parsed_free(struct parsed *p)
 	free(p->host_csv);
 	free(p->details_csv);
 	free(p->opstat_csv);
+	free(p->kernel_csv);
+	free(p->api_csv);
+	free(p->memrec_csv);
+	free(p->memop_csv);
+	free(p->devuse_csv);
+	free(p->comm_json);
+	free(p->matrix_json);
 	cJSON_Delete(p->meta);
 }
 

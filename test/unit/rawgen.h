@@ -202,4 +202,76 @@ static inline long rg_chunk_off(unsigned i)
 	return (long)RAW_HEADER_SIZE + (long)i * RG_CHUNK;
 }
 
+/* ---- device records (dev.raw, the device sampler) ---- */
+
+static inline uint32_t rg_str(struct raw_writer *w, const char *s, uint64_t ts)
+{
+	return s ? raw_writer_intern(w, s, ts) : 0;
+}
+
+/* A kernel (grid 0: unknown), copy or set of the sim device. */
+static inline void rg_dev_task(struct raw_writer *w, uint32_t kind, uint64_t start, uint64_t end,
+			       uint64_t corr, uint32_t device, uint32_t stream, const char *name,
+			       uint32_t copy_kind, uint64_t bytes, uint32_t grid)
+{
+	struct raw_dev_activity a = { .end = end, .correlation = corr, .bytes = bytes,
+		.kind = kind, .vendor = RAW_VENDOR_SIM, .device = device, .stream = stream,
+		.name_id = rg_str(w, name, start), .copy_kind = copy_kind,
+		.grid = { grid, grid ? 2 : 0, grid ? 1 : 0 }, .block = { grid ? 128 : 0, 1, 1 },
+		.registers = grid ? 32 : 0, .shared_bytes = grid ? 4096 : 0 };
+	raw_writer_emit(w, RAW_REC_DEV_ACTIVITY, start, &a, sizeof a);
+}
+
+static inline void rg_dev_api(struct raw_writer *w, uint64_t start, uint64_t end, uint64_t corr,
+			      int32_t tid, const char *name)
+{
+	struct raw_dev_api a = { .end = end, .correlation = corr, .tid = tid,
+		.name_id = rg_str(w, name, start), .domain = RAW_API_SIM, .vendor = RAW_VENDOR_SIM };
+	raw_writer_emit(w, RAW_REC_DEV_API, start, &a, sizeof a);
+}
+
+static inline void rg_dev_mem(struct raw_writer *w, uint64_t ts, int32_t tid, uint32_t device,
+			      uint64_t address, uint64_t bytes, int is_free)
+{
+	struct raw_dev_memory m = { .address = address, .bytes = bytes, .tid = tid,
+		.device = device, .vendor = RAW_VENDOR_SIM, .flags = is_free ? RAW_MEM_FREE : 0 };
+	raw_writer_emit(w, RAW_REC_DEV_MEMORY, ts, &m, sizeof m);
+}
+
+static inline void rg_dev_coll(struct raw_writer *w, uint64_t start, uint64_t end, uint64_t corr,
+			       uint32_t op, uint32_t stream, const char *name, const char *group,
+			       const char *ranks, int32_t rank, int32_t peer, uint64_t bytes)
+{
+	struct raw_dev_collective c = { .end = end, .bytes = bytes, .correlation = corr, .op = op,
+		.vendor = RAW_VENDOR_SIM, .device = 0, .stream = stream,
+		.name_id = rg_str(w, name, start), .group_id = rg_str(w, group, start),
+		.ranks_id = rg_str(w, ranks, start), .rank = rank, .peer = peer };
+	raw_writer_emit(w, RAW_REC_DEV_COLLECTIVE, start, &c, sizeof c);
+}
+
+static inline void rg_dev_sample(struct raw_writer *w, uint64_t ts, uint32_t device,
+				 uint32_t util, uint64_t used)
+{
+	struct raw_dev_sample d = { .device = device, .vendor = RAW_VENDOR_SIM, .util_pct = util,
+		.mem_util_pct = util / 2, .mem_used_bytes = used, .mem_total_bytes = 16ull << 30,
+		.power_mw = 75500, .sm_clock_mhz = 1410, .temperature_c = 55 };
+	raw_writer_emit(w, RAW_REC_DEV_SAMPLE, ts, &d, sizeof d);
+}
+
+static inline void rg_dev_info(struct raw_writer *w, uint64_t ts, uint32_t device, const char *name)
+{
+	struct raw_dev_info d = { .device = device, .vendor = RAW_VENDOR_SIM,
+		.name_id = rg_str(w, name, ts), .sm_count = 8, .total_mem_bytes = 16ull << 30,
+		.compute_major = 1, .compute_minor = 0 };
+	raw_writer_emit(w, RAW_REC_DEV_INFO, ts, &d, sizeof d);
+}
+
+static inline void rg_dev_marker(struct raw_writer *w, uint64_t start, uint64_t end, int32_t tid,
+				 const char *name, const char *domain, int range)
+{
+	struct raw_dev_marker m = { .end = end, .tid = tid, .name_id = rg_str(w, name, start),
+		.domain_id = rg_str(w, domain, start), .flags = range ? RAW_MARKER_RANGE : 0 };
+	raw_writer_emit(w, RAW_REC_DEV_MARKER, start, &m, sizeof m);
+}
+
 #endif

@@ -145,7 +145,7 @@ static void check_args(const struct parsed *p)
 	char want[512];
 	snprintf(want, sizeof want, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", "
 		 "\"pid\": 700, \"tid\": 700, \"ts\": %" PRId64 ".100, \"dur\": 0.500, \"args\": "
-		 "{\"External id\": 4, \"Input Dims\": " SHAPES ", \"Input type\": [\"float\", "
+		 "{\"External id\": 2, \"Input Dims\": " SHAPES ", \"Input type\": [\"float\", "
 		 "\"float\"], \"Call stack\": \"" STACK "\", \"Sequence number\": 7}}",
 		 rel(0) / 1000);
 	CHECK_CONTAINS(p->trace_text, want);

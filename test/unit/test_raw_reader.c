@@ -377,6 +377,49 @@ static void test_totals(void)
 	free(d);
 }
 
+/* Device streams and records: the new kinds open, each device record
+ * type is checked for its size and the strings it names; a kind past the
+ * last is refused. */
+static void test_device_records(void)
+{
+	struct raw_writer w;
+	char *p = rg_path(dir, "dev.raw");
+	CHECK(rg_open(&w, dir, "dev.raw", 1, 0, RAW_STREAM_DEVICE, RAW_CLOCK_MONOTONIC, "d") == 0);
+	rg_dev_task(&w, RAW_DEV_KERNEL, 10, 20, 1, 0, 1, "k", 0, 0, 4);
+	rg_dev_api(&w, 5, 6, 1, 1, "sim_kernel");
+	rg_dev_mem(&w, 7, 1, 0, 0x10, 64, 0);
+	rg_dev_info(&w, 1, 0, "dev");
+	rg_dev_marker(&w, 8, 9, 1, "m", NULL, 1);
+	struct raw_dev_activity short_a = { 0 };
+	raw_writer_emit(&w, RAW_REC_DEV_ACTIVITY, 30, &short_a, 40);    /* too short */
+	struct raw_dev_collective c = { .end = 40, .group_id = 99, .op = RAW_COLL_ALLREDUCE };
+	raw_writer_emit(&w, RAW_REC_DEV_COLLECTIVE, 35, &c, sizeof c);  /* group never defined */
+	raw_writer_close(&w);
+	struct readout o;
+	read_all(p, &o);
+	CHECK(o.open_rc == 0 && o.records == 6 + 4);   /* and 4 strings */
+	CHECK(o.st.bad_records == 1 && o.st.unnamed_records == 1);
+	CHECK_CONTAINS(o.log, "record of type 16: payload too short for the type");
+	CHECK_CONTAINS(o.log, "record of type 19 names string 99, never defined");
+	free(o.log);
+	CHECK(rg_open(&w, dir, "samples.raw", 1, 1, RAW_STREAM_DEVICE_SAMPLES, RAW_CLOCK_MONOTONIC,
+		      "s") == 0);
+	rg_dev_sample(&w, 1, 0, 50, 1024);
+	raw_writer_close(&w);
+	char *q = rg_path(dir, "samples.raw");
+	read_all(q, &o);
+	CHECK(o.open_rc == 0 && o.records == 1 && o.st.bad_records == 0);
+	free(o.log);
+	uint32_t kind = RAW_STREAM_DEVICE_SAMPLES + 1;
+	rg_poke(q, offsetof(struct raw_file_header, kind), &kind, sizeof kind);
+	read_all(q, &o);
+	CHECK(o.open_rc == -EINVAL);
+	CHECK_CONTAINS(o.log, "unknown stream kind 7");
+	free(o.log);
+	free(q);
+	free(p);
+}
+
 int main(void)
 {
 	dir = rg_tmpdir("reader");
@@ -389,6 +432,7 @@ int main(void)
 	test_garbage();
 	test_bad_header();
 	test_record_content();
+	test_device_records();
 	test_quiet();
 	test_fuzz();
 	test_totals();

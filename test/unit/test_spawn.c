@@ -132,6 +132,7 @@ static const struct spawn_env_opts env_opts = {
 	.tsc_hz = 2899999999.6,
 	.activities = "CPU,DEVICE",
 	.start_paused = false,
+	.device = true,
 };
 
 static void test_env_fresh(void)
@@ -152,11 +153,12 @@ static void test_env_fresh(void)
 	CHECK(spawn_env_get(env, "PROF_AGENT_SCHEDULE") == NULL);
 	CHECK(spawn_env_get(env, "PROF_AGENT_DYNAMIC") == NULL);
 	CHECK_STR(spawn_env_get(env, "PROF_AGENT_FW_FLAGS"), "0");
+	CHECK_STR(spawn_env_get(env, "PROF_AGENT_DEVICE"), "1");
 	/* The user's variables pass unchanged and in their order. */
 	CHECK_STR(env[0], "HOME=/h");
 	CHECK_STR(env[1], "PATH=/bin");
 	CHECK_STR(env[2], "X=PROF_AGENT_RUN_DIR=kept");
-	CHECK(env_count(env, "") == 3 + 2 + 5);
+	CHECK(env_count(env, "") == 3 + 2 + 6);
 	spawn_env_free(env);
 }
 
@@ -167,6 +169,7 @@ static void test_env_prepend(void)
 	o.start_paused = true;
 	o.tsc_hz = 0;
 	o.clock = "mono";
+	o.device = false;
 	char **env = spawn_env_build(base, &o);
 	CHECK_STR(spawn_env_get(env, "LD_PRELOAD"), "/p/lib/prof/libprof_agent.so:/u/a.so /u/b.so");
 	CHECK_STR(spawn_env_get(env, "PYTHONPATH"), "/p/share/prof/python:/u/py");
@@ -175,6 +178,7 @@ static void test_env_prepend(void)
 	CHECK_STR(spawn_env_get(env, "PROF_AGENT_START_PAUSED"), "1");
 	CHECK_STR(spawn_env_get(env, "PROF_AGENT_CLOCK"), "mono");
 	CHECK(spawn_env_get(env, "PROF_AGENT_TSC_HZ") == NULL);
+	CHECK(spawn_env_get(env, "PROF_AGENT_DEVICE") == NULL);
 	spawn_env_free(env);
 
 	/* An empty PYTHONPATH must not become "dir:" (that adds the cwd). */

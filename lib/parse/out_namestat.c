@@ -1,0 +1,127 @@
+#include "parse/out_namestat.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void out_namestat_init(struct out_namestat *st)
+{
+	memset(st, 0, sizeof *st);
+}
+
+static uint64_t hash(int32_t group, const char *tag, const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)(uint32_t)group;
+	for (const char *p = tag; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	h = (h ^ 0xff) * 0x100000001b3ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static struct out_namestat_entry *entry_new(struct out_namestat *st, int32_t group,
+					    const char *tag, const char *name)
+{
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 64;
+		struct out_namestat_entry **v = realloc(st->v, cap * sizeof *v);
+		if (!v)
+			return NULL;
+		st->v = v;
+		st->cap = cap;
+	}
+	struct out_namestat_entry *e = calloc(1, sizeof *e);
+	if (e)
+		e->name = strdup(name);
+	if (!e || !e->name) {
+		free(e);
+		return NULL;
+	}
+	e->group = group;
+	e->tag = tag;
+	st->v[st->n++] = e;
+	return e;
+}
+
+static struct out_namestat_entry *entry_of(struct out_namestat *st, int32_t group,
+					   const char *tag, const char *name)
+{
+	uint64_t h = hash(group, tag, name);
+	struct out_namestat_entry *head = parse_idmap_get(&st->by_hash, h);
+	for (struct out_namestat_entry *e = head; e; e = e->next)
+		if (e->group == group && strcmp(e->tag, tag) == 0 && strcmp(e->name, name) == 0)
+			return e;
+	struct out_namestat_entry *e = entry_new(st, group, tag, name);
+	if (!e)
+		return NULL;
+	e->next = head;
+	if (parse_idmap_put(&st->by_hash, h, e) == e) {
+		st->n--;  /* the map is out of memory: forget it */
+		free(e->name);
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+int out_namestat_add(struct out_namestat *st, int32_t group, const char *tag,
+		     const char *name, uint64_t ns)
+{
+	struct out_namestat_entry *e = entry_of(st, group, tag, name ? name : "");
+	if (!e)
+		return -ENOMEM;
+	if (e->count == 0 || ns < e->min_ns)
+		e->min_ns = ns;
+	if (ns > e->max_ns)
+		e->max_ns = ns;
+	e->count++;
+	e->total_ns += ns;
+	double us = (double)ns / 1000.0, d = us - e->mean_us;
+	e->mean_us += d / (double)e->count;
+	e->m2_us += d * (us - e->mean_us);
+	return 0;
+}
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct out_namestat_entry *a = *(struct out_namestat_entry *const *)pa;
+	const struct out_namestat_entry *b = *(struct out_namestat_entry *const *)pb;
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	if (a->total_ns != b->total_ns)
+		return a->total_ns > b->total_ns ? -1 : 1;
+	int t = strcmp(a->tag, b->tag);
+	return t ? t : strcmp(a->name, b->name);
+}
+
+void out_namestat_sort(struct out_namestat *st)
+{
+	if (st->n)
+		qsort(st->v, st->n, sizeof *st->v, entry_cmp);
+}
+
+uint64_t out_namestat_group_total(const struct out_namestat *st, int32_t group)
+{
+	uint64_t t = 0;
+	for (size_t i = 0; i < st->n; i++)
+		if (st->v[i]->group == group)
+			t += st->v[i]->total_ns;
+	return t;
+}
+
+double out_namestat_variance(const struct out_namestat_entry *e)
+{
+	return e->count ? e->m2_us / (double)e->count : 0.0;
+}
+
+void out_namestat_free(struct out_namestat *st)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		free(st->v[i]->name);
+		free(st->v[i]);
+	}
+	free(st->v);
+	parse_idmap_free(&st->by_hash);
+	memset(st, 0, sizeof *st);
+}

@@ -1,0 +1,41 @@
+/*
+ * Durations summed per name: for op_statistic.csv and api_statistic.csv.
+ * An entry is keyed by (group, tag, name): the group is the device id
+ * (-1 for the host), the tag a static string such as the core type or the
+ * API level. Memory follows the number of distinct keys.
+ */
+#ifndef PROF_OUT_NAMESTAT_H
+#define PROF_OUT_NAMESTAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "parse/parse_idmap.h"
+
+struct out_namestat_entry {
+	char *name;
+	int32_t group;
+	const char *tag;               /* static */
+	uint64_t count, total_ns, min_ns, max_ns;
+	double mean_us, m2_us;         /* Welford: for the variance, in µs² */
+	struct out_namestat_entry *next;  /* same hash */
+};
+
+struct out_namestat {
+	struct parse_idmap by_hash;
+	struct out_namestat_entry **v; /* in order of first use, until sorted */
+	size_t n, cap;
+};
+
+void out_namestat_init(struct out_namestat *st);
+/* One duration. 0 or -ENOMEM (not counted). */
+int out_namestat_add(struct out_namestat *st, int32_t group, const char *tag,
+		     const char *name, uint64_t ns);
+/* Sorts the entries by group, then total descending, then tag and name. */
+void out_namestat_sort(struct out_namestat *st);
+/* The total of a group. */
+uint64_t out_namestat_group_total(const struct out_namestat *st, int32_t group);
+/* Population variance of an entry's durations, µs². */
+double out_namestat_variance(const struct out_namestat_entry *e);
+void out_namestat_free(struct out_namestat *st);
+
+#endif

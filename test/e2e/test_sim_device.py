@@ -1,0 +1,321 @@
+"""The device path end to end on the simulated device: libprof_sim's
+activity reaching prof through the HAL (injection, subscription, batches,
+the 100 ms flusher, schedule windows) and the outputs made of it.
+
+test/workloads/sim_work.c fixes every figure: per step, on stream 1 the
+kernels sim_gemm (2 ms) and sim_relu (0.5 ms) and an allreduce (1 ms) over
+group tp0; on stream 2, launched from a second thread, a 1 MiB HtoD copy
+(1 ms) and a 64 KiB memset (0.3 ms); a 1 MiB allocation freed at the
+step's end."""
+import collections
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+
+from proftest import (BUILD, PROF, PYTHON, SRC, TMP, ProfTestCase, Run, events, span,
+                      workload)
+
+MS = 1000.0                  # outputs count microseconds
+KERNELS = {"sim_gemm": 2 * MS, "sim_relu": 0.5 * MS}
+COPY_US, SET_US, COLL_US = 1 * MS, 0.3 * MS, 1 * MS
+# the trace shows collectives as kernels, as Kineto shows NCCL's
+TRACE_KERNELS = dict(KERNELS, sim_allreduce=COLL_US)
+# Ops last what they were asked, never less; a loaded machine may wake a
+# worker late (measured up to 3 ms with every CPU busy), so the upper bound
+# is loose: it still tells ns from us.
+SLACK_US = 10 * MS
+STEPS = 3
+
+
+def dev_records(steps, created=True, destroyed=True):
+    """Records sim_work writes to dev.raw when `steps` steps are recorded:
+    its strings, one DEV_INFO, and per step 9 API calls, 4 activities, 1
+    collective, 2 memory records; 2 API calls to create the streams and 2
+    to destroy them when those are recorded."""
+    strings = {"prof sim device", "prof_sim_malloc", "prof_sim_kernel",
+               "prof_sim_collective", "prof_sim_memcpy", "prof_sim_memset", "sim_gemm",
+               "sim_relu", "sim_allreduce", "tp0", "0", "prof_sim_stream_sync", "prof_sim_free"}
+    apis = 9 * steps
+    for recorded, name in ((created, "prof_sim_stream_create"),
+                           (destroyed, "prof_sim_stream_destroy")):
+        if recorded:
+            strings.add(name)
+            apis += 2
+    return len(strings) + 1 + apis + steps * (4 + 1 + 2)
+
+
+def us(cell):
+    """A CSV time cell: Ascend writes some with a trailing tab."""
+    return float(cell.strip())
+
+
+class Table:
+    """A CSV output with columns found by name."""
+
+    def __init__(self, rows):
+        self.header, self.rows = rows[0], rows[1:]
+
+    def col(self, *names):
+        for n in names:
+            if n in self.header:
+                return self.header.index(n)
+        raise AssertionError("none of %r in %r" % (names, self.header))
+
+    def values(self, *names):
+        i = self.col(*names)
+        return [r[i] for r in self.rows]
+
+
+def kind_of(name, typ):
+    text = (name + " " + typ).lower()
+    for k in ("memcpy", "memset", "communication"):
+        if k in text:
+            return k
+    return "kernel"
+
+
+class RawDeviceStream(ProfTestCase):
+    """dev.raw as written, read back by `prof parse -v`: no parse outputs needed."""
+
+    def records(self, run):
+        info = run.json("profiler_info.json")
+        return info["end_info"]["records"]
+
+    def run_pair(self, *args, options=(), cmd=None):
+        """sim_work (or `cmd`) with and without DEVICE; host sampling off,
+        so every stream but dev.raw holds the same records in both."""
+        common = ["--no-parse", "--sampling-interval", "0", *options]
+        cmd = cmd or [workload("sim_work"), *args]
+        with_dev = self.prof_run(cmd, *common, out=os.path.join(self.tmp, "dev"))
+        without = self.prof_run(cmd, *common, "--activities", "CPU",
+                                out=os.path.join(self.tmp, "cpu"))
+        return with_dev, without
+
+    def parse_v(self, run):
+        p = subprocess.run([PROF, "parse", "-v", run.run_dir], capture_output=True,
+                           text=True, timeout=120)
+        return p, [l for l in p.stderr.splitlines() if l.startswith("prof parse: ") and ".raw: " in l]
+
+    def test_record_count(self):
+        with_dev, without = self.run_pair(str(STEPS))
+        self.assertEqual(with_dev.rc, 0, with_dev.stderr)
+        self.assertEqual(without.rc, 0, without.stderr)
+        self.assertEqual(glob.glob(without.path("raw", "*", "dev.raw")), [],
+                         "activities CPU alone still wrote a device stream")
+        self.assertEqual(len(glob.glob(with_dev.path("raw", "*", "dev.raw"))), 1)
+        self.assertEqual(self.records(with_dev) - self.records(without), dev_records(STEPS))
+        p, streams = self.parse_v(with_dev)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("damaged", p.stderr)
+        self.assertNotIn("skipped", p.stderr)
+        dev = [l for l in streams if "/dev.raw:" in l]
+        self.assertEqual(len(dev), 1, p.stderr)
+        self.assertIn("monotonic clock", dev[0])
+        self.assertNotIn("not closed", dev[0])
+        self.assertIn("%d records" % self.records(with_dev), p.stdout)
+        self.assertIn("device backend sim: started", agent_logs(with_dev))
+
+    def test_killed_process_keeps_completed_activity(self):
+        # killed 300 ms after its work: the flusher wrote it all before
+        with_dev, without = self.run_pair("2", "kill")
+        self.assertEqual(with_dev.rc, 128 + 9, with_dev.stderr)
+        self.assertEqual(without.rc, 128 + 9, without.stderr)
+        self.assertEqual(self.records(with_dev) - self.records(without),
+                         dev_records(2, destroyed=False))
+        p, streams = self.parse_v(with_dev)
+        dev = [l for l in streams if "/dev.raw:" in l]
+        self.assertEqual(len(dev), 1, p.stderr)
+        self.assertIn("not closed", dev[0])
+
+    def test_schedule_window_gates_activity(self):
+        # step 2 alone records: the streams' creation and destruction, and
+        # steps 1 and 3, are not in dev.raw
+        with_dev, without = self.run_pair("3", options=["--wait", "1", "--active", "1",
+                                                        "--repeat", "1"])
+        self.assertEqual(with_dev.rc, 0, with_dev.stderr)
+        self.assertEqual(self.records(with_dev) - self.records(without),
+                         dev_records(1, created=False, destroyed=False))
+
+
+    def test_fork_child_has_its_own_stream(self):
+        with_dev, without = self.run_pair(cmd=[workload("sim_fork")])
+        self.assertEqual(with_dev.rc, 0, with_dev.stderr)
+        # parent: 5 strings, create, kernel, sync, DEV_INFO, parent_k;
+        # child: 5 strings, create, 2 kernels, device sync, DEV_INFO, 2 child_k
+        self.assertEqual(self.records(with_dev) - self.records(without), 10 + 12)
+        p, streams = self.parse_v(with_dev)
+        dev = [l for l in streams if "/dev.raw:" in l]
+        self.assertEqual(len(dev), 2, p.stderr)
+        self.assertEqual(len({l.split("pid ")[1].split()[0] for l in dev}), 2)
+        for l in dev:
+            self.assertNotIn("not closed", l)
+
+    def test_library_loaded_late_injects_itself(self):
+        lib = os.path.join(BUILD, "lib", "libprof_sim.so")
+        with_dev, without = self.run_pair(cmd=[PYTHON, os.path.join(SRC, "test", "workloads", "sim_ctypes.py"), lib])
+        self.assertEqual(with_dev.rc, 0, with_dev.stderr)
+        # 5 strings, create, 3 launches, sync, DEV_INFO, 3 kernels
+        self.assertEqual(self.records(with_dev) - self.records(without), 5 + 9)
+
+
+def agent_logs(run):
+    text = ""
+    for f in glob.glob(run.path("logs", "agent-*.log")):
+        with open(f) as fh:
+            text += fh.read()
+    return text
+
+
+class WithoutProf(unittest.TestCase):
+    def test_runs_alone_with_its_durations(self):
+        t0 = time.monotonic()
+        p = subprocess.run([workload("sim_work"), "2"], capture_output=True, text=True,
+                           timeout=60)
+        elapsed = time.monotonic() - t0
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("2 steps on streams 1 and 2", p.stdout)
+        # stream 1 holds 3.5 ms of work per step, waited for
+        self.assertGreaterEqual(elapsed, 2 * 3.5e-3)
+
+
+class DeviceOutputs(ProfTestCase):
+    """kernel_details.csv, trace_view.json, memory_record.csv and
+    communication.json made of the sim device's activity."""
+
+    @classmethod
+    def setUpClass(cls):
+        # one run for every test of the class: they read different outputs
+        os.makedirs(TMP, exist_ok=True)
+        cls.tmpdir = tempfile.mkdtemp(prefix="DeviceOutputs-", dir=TMP)
+        out = os.path.join(cls.tmpdir, "out")
+        proc = subprocess.run([PROF, "run", "-o", out, "--", workload("sim_work"), str(STEPS)],
+                              capture_output=True, text=True, timeout=120)
+        cls.out = Run(proc, out)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmpdir, ignore_errors=True)
+
+    def setUp(self):
+        super().setUp()
+        self.assertEqual(self.out.rc, 0, self.out.stderr)
+        self.assertParsedClean(self.out)
+
+    def test_kernel_details(self):
+        t = Table(self.out.csv_rows("kernel_details.csv"))
+        names, types = t.values("Name"), t.values("Type")
+        streams = [int(v) for v in t.values("Stream ID", "Stream Id")]
+        durs = [us(v) for v in t.values("Duration(us)")]
+        kinds = [kind_of(n, ty) for n, ty in zip(names, types)]
+        # collectives are rows too (Type COMMUNICATION), as NCCL kernels are
+        self.assertEqual(collections.Counter(kinds), {"kernel": 2 * STEPS, "memcpy": STEPS,
+                                                      "memset": STEPS, "communication": STEPS})
+        expect = {"memcpy": COPY_US, "memset": SET_US, "communication": COLL_US}
+        for name, kind, stream, dur in zip(names, kinds, streams, durs):
+            want = KERNELS[name] if kind == "kernel" else expect[kind]
+            self.assertEqual(stream, 2 if kind in ("memcpy", "memset") else 1, name)
+            self.assertGreaterEqual(dur, want - 1, name)
+            self.assertLessEqual(dur, want + SLACK_US, name)
+        self.assertEqual(collections.Counter(n for n, k in zip(names, kinds) if k == "kernel"),
+                         {"sim_gemm": STEPS, "sim_relu": STEPS})
+        steps = collections.Counter(int(v) for v in t.values("Step Id"))
+        self.assertEqual(steps, {n: 5 for n in range(1, STEPS + 1)})
+
+    def test_trace_device_events(self):
+        trace = self.out.trace()
+        kernels = events(trace, ph="X", cat="kernel")
+        copies = events(trace, ph="X", cat="gpu_memcpy")
+        sets = events(trace, ph="X", cat="gpu_memset")
+        self.assertEqual(collections.Counter(e["name"] for e in kernels),
+                         {name: STEPS for name in TRACE_KERNELS})
+        self.assertEqual((len(copies), len(sets)), (STEPS, STEPS))
+        for e in kernels + copies + sets:
+            self.assertEqual(int(e["args"]["device"]), 0)
+            self.assertIn(int(e["args"]["stream"]), (1, 2))
+            self.assertGreater(int(e["args"]["correlation"]), 0)
+        for e in kernels:
+            self.assertGreaterEqual(float(e["dur"]), TRACE_KERNELS[e["name"]] - 1)
+            self.assertLessEqual(float(e["dur"]), TRACE_KERNELS[e["name"]] + SLACK_US)
+        # a stream runs its work in order, one op at a time
+        on1 = sorted((span(e) for e in kernels), key=lambda s: s[0])
+        for a, b in zip(on1, on1[1:]):
+            self.assertLessEqual(a[1], b[0] + 0.001)
+
+    def test_launch_flows(self):
+        trace = self.out.trace()
+        apis = events(trace, ph="X", name="prof_sim_kernel")
+        self.assertEqual(len(apis), 2 * STEPS)
+        apis += events(trace, ph="X", name="prof_sim_collective")
+        starts = {e["id"]: e for e in events(trace, ph="s", cat="ac2g")}
+        ends = {e["id"]: e for e in events(trace, ph="f", cat="ac2g")}
+        for k in events(trace, ph="X", cat="kernel"):
+            corr = int(k["args"]["correlation"])
+            s, f = starts.get(corr), ends.get(corr)
+            self.assertIsNotNone(s, "no ac2g flow from the launch of %r" % k)
+            self.assertIsNotNone(f, "no ac2g flow into %r" % k)
+            self.assertAlmostEqual(float(f["ts"]), float(k["ts"]), places=2)
+            self.assertEqual((f["pid"], f["tid"]), (k["pid"], k["tid"]))
+            launch = [a for a in apis if (a["pid"], a["tid"]) == (s["pid"], s["tid"]) and
+                      span(a)[0] - 0.001 <= float(s["ts"]) <= span(a)[1] + 0.001]
+            self.assertEqual(len(launch), 1, "flow %r starts in no launch call" % s)
+            self.assertLessEqual(span(launch[0])[0], float(k["ts"]))
+
+    def test_api_calls_on_their_threads(self):
+        trace = self.out.trace()
+        by_name = collections.defaultdict(set)
+        for e in events(trace, ph="X"):
+            if e["name"].startswith("prof_sim_"):
+                by_name[e["name"]].add(e["tid"])
+        self.assertEqual(len(by_name["prof_sim_kernel"]), 1)
+        # the copies come from a new "copier" thread each step
+        self.assertEqual(len(by_name["prof_sim_memcpy"]), STEPS)
+        self.assertFalse(by_name["prof_sim_kernel"] & by_name["prof_sim_memcpy"])
+
+    def test_memory_record(self):
+        t = Table(self.out.csv_rows("memory_record.csv"))
+        dev = t.col("Device Type")
+        alloc = t.col("Total Allocated(MB)")
+        rows = [r for r in t.rows if r[dev].upper().startswith("SIM")]
+        self.assertEqual([float(r[alloc]) for r in rows], [1.0, 0.0] * STEPS)
+
+    def test_communication(self):
+        with open(self.out.output("communication.json")) as f:
+            comm = json.load(f)
+        self.assertEqual(sorted(comm), ["step%d" % n for n in range(1, STEPS + 1)])
+        for step, kinds in comm.items():
+            ops = {k: v for k, v in kinds["collective"].items()
+                   if re.search("allreduce", k, re.I) and k.endswith("@tp0")}
+            self.assertEqual(len(ops), 1, (step, list(kinds["collective"])))
+            info = list(ops.values())[0]["Communication Time Info"]
+            self.assertGreaterEqual(info["Elapse Time(ms)"], COLL_US / MS - 0.001)
+            self.assertLessEqual(info["Elapse Time(ms)"], (COLL_US + SLACK_US) / MS)
+
+
+class DeviceWindows(ProfTestCase):
+    def test_only_the_recorded_step(self):
+        run = self.prof_run([workload("sim_work"), "3"],
+                            "--wait", "1", "--active", "1", "--repeat", "1")
+        self.assertEqual(run.rc, 0, run.stderr)
+        self.assertParsedClean(run)
+        trace = run.trace()
+        steps = [e for e in events(trace, ph="X") if e["name"].startswith("ProfilerStep#")]
+        self.assertEqual([e["name"] for e in steps], ["ProfilerStep#2"])
+        first, last = span(steps[0])
+        kernels = events(trace, ph="X", cat="kernel")
+        self.assertEqual(sorted(e["name"] for e in kernels), sorted(TRACE_KERNELS))
+        for e in kernels + events(trace, ph="X", cat="gpu_memcpy"):
+            s, t = span(e)
+            self.assertTrue(first <= s and t <= last, "%r outside step 2" % e)
+        t = Table(run.csv_rows("kernel_details.csv"))
+        self.assertEqual(len(t.rows), 5)
+        self.assertEqual(set(t.values("Step Id")), {"2"})
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""prof on a real GPU: overhead and content, side by side in one run.
+
+Runs test/gpu/train.py three ways on the same machine, one after the other:
+  bare            python3 train.py
+  prof            prof run -o OUT -- python3 train.py
+  torch.profiler  python3 train.py --torch-profiler TRACE (CPU + CUDA activity)
+and prints each one's median step time and its overhead over bare. Then it
+checks what prof recorded, and exits 1 if anything is missing:
+  - the CUDA backend started on a real CUPTI (agent log), no subscriber clash
+  - kernels, with names (trace_view.json, kernel_details.csv)
+  - launches joined to their kernels (ac2g flow pairs, cudaLaunchKernel)
+  - host-to-device copies (gpu_memcpy)
+  - the NVTX ranges train.py pushes (train_step, forward, backward)
+  - the GPU's properties, and NVML samples (device_usage.csv)
+Overhead figures are reported, not judged, unless --max-overhead is given.
+
+  test/gpu/run_overhead.py [--prof build/bin/prof] [--python python3]
+                           [--steps 200] [--model mlp] [--repeat 1] [--out DIR]
+"""
+import argparse
+import collections
+import csv
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TRAIN = os.path.join(HERE, "train.py")
+SRC = os.path.dirname(os.path.dirname(HERE))
+
+
+def default_prof():
+    for cand in ("build/bin/prof", "build-cuda/bin/prof"):
+        p = os.path.join(SRC, cand)
+        if os.access(p, os.X_OK):
+            return p
+    return shutil.which("prof") or "prof"
+
+
+def run_train(cmd, env=None):
+    """Runs one variant; returns (RESULT dict, stderr)."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
+    result = None
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            result = json.loads(line[len("RESULT "):])
+    if proc.returncode != 0 or result is None:
+        sys.stderr.write(proc.stdout + proc.stderr)
+        raise SystemExit("run_overhead: %s failed (exit %d)" % (" ".join(cmd), proc.returncode))
+    return result, proc.stderr
+
+
+class Checks:
+    def __init__(self):
+        self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        print("  [%s] %s%s" % ("ok" if ok else "FAIL", what, (": " + str(detail)) if detail else ""))
+        self.failed += not ok
+
+
+def load_trace(run_dir):
+    with open(os.path.join(run_dir, "PROFILER_OUTPUT", "trace_view.json")) as f:
+        return json.load(f)
+
+
+def csv_rows(run_dir, name):
+    path = os.path.join(run_dir, "PROFILER_OUTPUT", name)
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def check_backend(c, run_dir):
+    text = ""
+    for p in glob.glob(os.path.join(run_dir, "logs", "*.log")):
+        with open(p) as f:
+            text += f.read()
+    c.check("cuda: tracing with CUPTI" in text, "CUDA backend started (logs/agent-*.log)")
+    c.check("already has a subscriber" not in text, "no other CUPTI subscriber")
+    c.check("nvml sampler: off" not in text, "NVML sampler running (logs/launcher-device.log)")
+    for line in text.splitlines():
+        if "cuda:" in line or "nvml" in line:
+            print("      " + line.strip())
+
+
+def check_trace(c, run_dir, steps):
+    t = load_trace(run_dir)
+    ev = t.get("traceEvents", [])
+    by_cat = collections.defaultdict(list)
+    for e in ev:
+        by_cat[(e.get("cat"), e.get("ph"))].append(e)
+    kernels = by_cat[("kernel", "X")]
+    named = [k for k in kernels if k.get("name") and k["name"] != "Kernel"]
+    c.check(len(kernels) >= 3 * steps, "kernels recorded", len(kernels))
+    c.check(len(named) == len(kernels), "every kernel named", kernels[0]["name"] if kernels else "")
+    # cudaLaunchKernel / __cudaLaunchKernel (CUDA 13's <<<>>>), cudaLaunchKernelExC,
+    # cuLaunchKernel(Ex) from cuBLAS and Triton
+    launches = [e for e in by_cat[("cuda_runtime", "X")] + by_cat[("cuda_driver", "X")]
+                if "LaunchKernel" in e.get("name", "")]
+    c.check(len(launches) >= 3 * steps, "kernel launches (cuda_runtime, cuda_driver)",
+            collections.Counter(e["name"] for e in launches).most_common(4))
+    starts = {e["id"] for e in by_cat[("ac2g", "s")]}
+    ends = {e["id"] for e in by_cat[("ac2g", "f")]}
+    pairs = len(starts & ends)
+    c.check(pairs >= 0.9 * len(kernels), "launches joined to kernels (ac2g pairs)",
+            "%d pairs, %d kernels" % (pairs, len(kernels)))
+    copies = [e for e in by_cat[("gpu_memcpy", "X")] if "HtoD" in e.get("name", "")]
+    c.check(len(copies) >= 2 * steps, "HtoD copies", copies[0]["name"] if copies else 0)
+    names = collections.Counter(e.get("name") for e in by_cat[("user_annotation", "X")])
+    for r in ("train_step", "forward", "backward"):
+        c.check(names[r] >= steps, "NVTX range %s" % r, names[r])
+    props = t.get("deviceProperties", [])
+    c.check(bool(props) and bool(props[0].get("name")), "device properties",
+            props[0] if props else None)
+
+
+def check_tables(c, run_dir, steps):
+    rows = csv_rows(run_dir, "kernel_details.csv")
+    c.check(len(rows) >= 3 * steps, "kernel_details.csv rows", len(rows))
+    usage = [r for r in csv_rows(run_dir, "device_usage.csv") if r.get("Device Type") == "CUDA"]
+    c.check(len(usage) >= 2, "NVML samples (device_usage.csv)", len(usage))
+    busy = [r for r in usage if float(r.get("Utilization(%)") or 0) > 0]
+    c.check(bool(busy), "NVML saw the GPU busy", len(busy))
+    apis = {r["API Name"] for r in csv_rows(run_dir, "api_statistic.csv")}
+    c.check("cudaGetDevice" not in apis, "noise APIs left out (no cudaGetDevice)")
+    with open(os.path.join(run_dir, "profiler_info.json")) as f:
+        lost = json.load(f).get("end_info", {}).get("lost")
+    print("  [info] records lost: %s" % lost)
+
+
+def check_torch_trace(c, path):
+    with open(path) as f:
+        ev = json.load(f).get("traceEvents", [])
+    kernels = sum(1 for e in ev if e.get("cat") == "kernel")
+    c.check(kernels > 0, "torch.profiler saw CUDA kernels too (sanity)", kernels)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--prof", default=default_prof())
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--model", choices=("mlp", "cnn"), default="mlp")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each variant, interleaved")
+    ap.add_argument("--out", default=None, help="keep outputs here (default: a temp dir)")
+    ap.add_argument("--max-overhead", type=float, default=None,
+                    help="fail when prof's median step is more than this %% over bare")
+    args = ap.parse_args()
+    out = args.out or tempfile.mkdtemp(prefix="prof-gpu-")
+    os.makedirs(out, exist_ok=True)
+    train = [args.python, TRAIN, "--steps", str(args.steps), "--model", args.model]
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")}
+    results = collections.defaultdict(list)
+    run_dir = None
+    for r in range(args.repeat):
+        res, _ = run_train(train, env)
+        results["bare"].append(res)
+        prof_out = os.path.join(out, "prof-%d" % r)
+        res, err = run_train([args.prof, "run", "-o", prof_out, "--"] + train, env)
+        results["prof"].append(res)
+        run_dir = sorted(glob.glob(os.path.join(prof_out, "*_prof")))[-1]
+        trace = os.path.join(out, "torch-%d.json" % r)
+        res, _ = run_train(train + ["--torch-profiler", trace], env)
+        results["torch.profiler"].append(res)
+
+    first = results["bare"][0]
+    print("%s, torch %s (CUDA %s), %s, %d steps x %d" % (
+        first["device"], first["torch"], first["cuda"], args.model, args.steps, args.repeat))
+    bare = statistics.median(x["median_step_ms"] for x in results["bare"])
+    print("%-16s %14s %10s" % ("variant", "median step ms", "vs bare"))
+    for name in ("bare", "prof", "torch.profiler"):
+        med = statistics.median(x["median_step_ms"] for x in results[name])
+        print("%-16s %14.3f %+9.1f%%" % (name, med, 100.0 * (med - bare) / bare))
+
+    c = Checks()
+    print("prof run directory: %s" % run_dir)
+    check_backend(c, run_dir)
+    check_trace(c, run_dir, args.steps)
+    check_tables(c, run_dir, args.steps)
+    check_torch_trace(c, os.path.join(out, "torch-0.json"))
+    if args.max_overhead is not None:
+        med = statistics.median(x["median_step_ms"] for x in results["prof"])
+        c.check(100.0 * (med - bare) / bare <= args.max_overhead,
+                "prof overhead within %.1f%%" % args.max_overhead)
+    print("%s: %d check(s) failed" % ("FAIL" if c.failed else "PASS", c.failed))
+    return 1 if c.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""The CUDA path end to end without a GPU: `prof run` on fake_cuda_app,
+whose CUPTI is the stand-in (fake_cupti.c). What is checked is prof's
+part: the launcher's injection variables, the agent's backend started by
+the injection entry, CUPTI records through the HAL and the sink into
+dev.raw, and the parse's outputs (kernels with readable names, launches
+joined to kernels by ac2g flows, copies, syncs, NVTX ranges, an NCCL
+collective once, noise left out, CUPTI's losses counted). Whether a real
+CUPTI delivers such records is test/gpu's business.
+
+Run by ctest as e2e.test_cuda_fake (test/unit/cuda/cuda_tests.cmake)."""
+import collections
+import glob
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "e2e"))
+from proftest import PROF, ProfTestCase, Run, events  # noqa: E402
+
+APP = os.environ.get("PROF_FAKE_CUDA_APP", "")
+FAKE = os.environ.get("PROF_FAKE_CUPTI", "")
+STEPS = 4
+KERNEL = "void at::native::vectorized_elementwise_kernel<4>(int, 4)"
+
+
+class FakeCudaTest(ProfTestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not (APP and FAKE):
+            raise unittest.SkipTest("PROF_FAKE_CUDA_APP / PROF_FAKE_CUPTI not set")
+
+    def run_app(self, *flags):
+        out = os.path.join(self.tmp, "out")
+        proc = subprocess.run([PROF, "run", "-o", out, *flags, "--", APP, FAKE, str(STEPS)],
+                              capture_output=True, text=True, timeout=120)
+        run = Run(proc, out)
+        self.assertEqual(run.rc, 0, run.stderr)
+        return run
+
+    def agent_log(self, run):
+        text = ""
+        for p in glob.glob(run.path("logs", "agent-*.log")):
+            with open(p) as f:
+                text += f.read()
+        return text
+
+    def test_outputs(self):
+        run = self.run_app()
+        log = self.agent_log(run)
+        self.assertIn("cuda: tracing with CUPTI 130001", log)
+        self.assertIn("device backend cuda: started", log)
+        t = run.trace()
+        kernels = collections.Counter(e["name"] for e in events(t, "X", "kernel"))
+        self.assertEqual(kernels[KERNEL], STEPS, kernels)
+        self.assertEqual(kernels["triton_poi_fused_add_0"], STEPS, kernels)
+        nccl = [e for e in events(t, "X", "kernel") if e["name"].startswith("ncclDevKernel_")]
+        self.assertEqual(len(nccl), STEPS, "an NCCL kernel is one event, not two")
+        self.assertTrue(all(e["args"].get("Collective name") == "allgather" for e in nccl))
+        k = events(t, "X", "kernel", KERNEL)[0]
+        self.assertEqual(k["args"]["grid"], [64, 1, 1])
+        self.assertEqual(k["args"]["block"], [256, 1, 1])
+        self.assertEqual(k["args"]["registers per thread"], 40)
+
+        runtime = collections.Counter(e["name"] for e in events(t, "X", "cuda_runtime"))
+        self.assertEqual(runtime["cudaLaunchKernel"], 2 * STEPS, runtime)
+        self.assertEqual(runtime["cudaMemcpyAsync"], STEPS, runtime)
+        self.assertNotIn("cudaGetDevice", runtime)
+        driver = events(t, "X", "cuda_driver", "cuLaunchKernel")
+        self.assertEqual(len(driver), STEPS)
+        # the driver launches came from another thread: its own OS tid
+        main_tid = events(t, "X", "cuda_runtime", "cudaLaunchKernel")[0]["tid"]
+        self.assertTrue(all(e["tid"] != main_tid for e in driver))
+
+        starts = {e["id"] for e in events(t, "s", "ac2g")}
+        ends = {e["id"] for e in events(t, "f", "ac2g")}
+        self.assertGreaterEqual(len(starts & ends), 4 * STEPS)   # launch, copy, nccl, driver
+
+        copies = events(t, "X", "gpu_memcpy")
+        self.assertEqual([e["name"] for e in copies], ["Memcpy HtoD (Pinned -> Device)"] * STEPS)
+        self.assertEqual(len(events(t, "X", "cuda_sync", "Stream Sync")), STEPS)
+        ranges = events(t, "X", "user_annotation", "train_step")
+        self.assertEqual(len(ranges), STEPS)
+        self.assertTrue(all(abs(float(e["dur"]) - 120.0) < 0.01 for e in ranges))
+        self.assertEqual(ranges[0]["tid"], main_tid)
+
+        props = t.get("deviceProperties", [])
+        self.assertTrue(any(p["name"] == "Fake GPU" and p["numSms"] == 132 for p in props), props)
+        rows = run.csv_rows("kernel_details.csv")
+        self.assertGreaterEqual(len(rows) - 1, 4 * STEPS)
+        info = run.json("profiler_info.json")
+        self.assertGreaterEqual(info["end_info"]["lost"], 5)   # CUPTI's drops
+
+    def test_injection_env(self):
+        out = os.path.join(self.tmp, "env")
+        proc = subprocess.run([PROF, "run", "-o", out, "--no-parse", "--", "sh", "-c",
+                               "echo $CUDA_INJECTION64_PATH; echo $NVTX_INJECTION64_PATH"],
+                              capture_output=True, text=True, timeout=60)
+        lines = proc.stdout.split()
+        self.assertEqual(len(lines), 2, proc.stdout)
+        self.assertTrue(lines[0].endswith("/libprof_agent.so") and lines[0] == lines[1])
+        env = dict(os.environ, CUDA_INJECTION64_PATH="/opt/nsys/libToolsInjection64.so")
+        proc = subprocess.run([PROF, "run", "-o", out, "--no-parse", "--", "sh", "-c",
+                               "echo $CUDA_INJECTION64_PATH; echo x$NVTX_INJECTION64_PATH"],
+                              capture_output=True, text=True, timeout=60, env=env)
+        self.assertEqual(proc.stdout.split(), ["/opt/nsys/libToolsInjection64.so", "x"])
+        self.assertIn("CUDA_INJECTION64_PATH is set", proc.stderr)
+        # "none" is the usual spelling of "unset": replaced, once
+        env = dict(os.environ, CUDA_INJECTION64_PATH="none", NVTX_INJECTION64_PATH="")
+        proc = subprocess.run([PROF, "run", "-o", out, "--no-parse", "--", "sh", "-c",
+                               "env | grep _INJECTION64_PATH= | sort"],
+                              capture_output=True, text=True, timeout=60, env=env)
+        self.assertEqual(len(proc.stdout.split()), 2, proc.stdout)
+        self.assertTrue(all(v.endswith("/libprof_agent.so") for v in proc.stdout.split()))
+        proc = subprocess.run([PROF, "run", "-o", out, "--no-parse", "--activities", "CPU", "--",
+                               "sh", "-c", "echo x$CUDA_INJECTION64_PATH"],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(proc.stdout.split(), ["x"])
+
+    def test_window_closed(self):
+        # Nothing recorded (--start-paused, no prof_start): no device records.
+        run = self.run_app("--start-paused")
+        t = run.trace()
+        self.assertEqual(events(t, "X", "kernel"), [])
+        self.assertEqual(events(t, "X", "cuda_runtime"), [])
+
+
+if __name__ == "__main__":
+    unittest.main()

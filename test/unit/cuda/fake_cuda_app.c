@@ -1,0 +1,169 @@
+/*
+ * A "CUDA program" for machines without a GPU: it maps the stand-in
+ * libcupti (fake_cupti.c) as PyTorch maps its libcupti, then does what
+ * CUDA does at cuInit (calls the injection entry, here found in the
+ * preloaded agent) and makes CUPTI deliver what a short training loop
+ * would: per step an NVTX range, a kernel launch through the runtime and
+ * through the driver (from a second thread), a copy, an NCCL all-gather, a
+ * stream sync, and noise that must not show. Run under `prof run` by
+ * e2e_fake_cuda.py, which checks the outputs.
+ *   fake_cuda_app LIBCUPTI_FAKE STEPS
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cupti.h>
+
+#define US 1000ull
+
+static void (*push)(const void *, size_t);
+static void (*api_call)(CUpti_CallbackDomain, CUpti_CallbackId);
+static void (*drop)(size_t);
+
+static uint64_t now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void sym(void *h, const char *name, void *slot)
+{
+	void *f = dlsym(h, name);
+	if (!f) {
+		fprintf(stderr, "fake_cuda_app: %s: %s\n", name, dlerror());
+		exit(2);
+	}
+	memcpy(slot, &f, sizeof f);
+}
+
+static uint32_t self_id(void)
+{
+	return (uint32_t)(uintptr_t)pthread_self();
+}
+
+static void api(CUpti_ActivityKind kind, uint32_t cbid, uint64_t start, uint64_t dur, uint32_t corr)
+{
+	CUpti_ActivityAPI a;
+	memset(&a, 0, sizeof a);
+	a.kind = kind, a.cbid = cbid, a.start = start, a.end = start + dur;
+	a.threadId = self_id(), a.correlationId = corr;
+	push(&a, sizeof a);
+}
+
+static void kernel(const char *name, uint64_t start, uint64_t dur, uint32_t corr, uint32_t stream)
+{
+	CUpti_ActivityKernel10 k;
+	memset(&k, 0, sizeof k);
+	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k.start = start, k.end = start + dur, k.streamId = stream, k.correlationId = corr;
+	k.gridX = 64, k.gridY = k.gridZ = 1, k.blockX = 256, k.blockY = k.blockZ = 1;
+	k.registersPerThread = 40, k.staticSharedMemory = 2048;
+	k.name = name;
+	push(&k, sizeof k);
+}
+
+static void marker(uint32_t flags, uint32_t id, uint64_t ts, const char *name)
+{
+	CUpti_ActivityMarker2 m;
+	memset(&m, 0, sizeof m);
+	m.kind = CUPTI_ACTIVITY_KIND_MARKER;
+	m.flags = (CUpti_ActivityFlag)flags, m.id = id, m.timestamp = ts, m.name = name;
+	m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD, m.objectId.pt.threadId = self_id();
+	push(&m, sizeof m);
+}
+
+static void copy_and_sync(uint64_t t, uint32_t corr)
+{
+	CUpti_ActivityMemcpy6 c;
+	memset(&c, 0, sizeof c);
+	c.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+	c.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+	c.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED, c.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	c.bytes = 1 << 20, c.start = t + 40 * US, c.end = t + 60 * US, c.streamId = 7;
+	c.correlationId = corr;
+	push(&c, sizeof c);
+	CUpti_ActivitySynchronization2 s;
+	memset(&s, 0, sizeof s);
+	s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	s.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+	s.start = t + 20 * US, s.end = t + 100 * US, s.streamId = 7, s.correlationId = corr + 1;
+	push(&s, sizeof s);
+}
+
+/* The "Triton" thread: launches through the driver. */
+static void *driver_thread(void *arg)
+{
+	uint64_t t = *(uint64_t *)arg;
+	uint32_t corr = (uint32_t)(t / US) | 1u;
+	api_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
+	api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, t, 4 * US, corr);
+	kernel("triton_poi_fused_add_0", t + 70 * US, 10 * US, corr, 9);
+	return NULL;
+}
+
+static void step(int i)
+{
+	uint64_t t = now();
+	uint32_t corr = 1000 + 10 * (uint32_t)i;
+	marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 100 + (uint32_t)i, t, "train_step");
+	api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, t + US, US, 0);
+	api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+	    t + 3 * US, 5 * US, corr);
+	kernel("_ZN2at6native29vectorized_elementwise_kernelILi4EEEviT_", t + 10 * US, 25 * US,
+	       corr, 7);
+	api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+	    t + 9 * US, 3 * US, corr + 2);
+	copy_and_sync(t, corr + 2);
+	api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+	    t + 13 * US, 4 * US, corr + 4);
+	kernel("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", t + 60 * US,
+	       30 * US, corr + 4, 8);
+	marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 100 + (uint32_t)i, t + 120 * US, NULL);
+	pthread_t th;
+	uint64_t dt = t + 20 * US;
+	pthread_create(&th, NULL, driver_thread, &dt);
+	pthread_join(th, NULL);
+	struct timespec ts = { 0, 2 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+}
+
+static void device_record(void)
+{
+	CUpti_ActivityDevice5 d;
+	memset(&d, 0, sizeof d);
+	d.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+	d.name = "Fake GPU", d.numMultiprocessors = 132, d.globalMemorySize = 80ull << 30;
+	d.computeCapabilityMajor = 9;
+	push(&d, sizeof d);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	void *h = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
+	if (!h) {
+		fprintf(stderr, "fake_cuda_app: %s\n", dlerror());
+		return 2;
+	}
+	dlopen("libstdc++.so.6", RTLD_NOW | RTLD_GLOBAL);   /* as in any PyTorch process */
+	sym(h, "fake_cupti_push", &push);
+	sym(h, "fake_cupti_api_call", &api_call);
+	sym(h, "fake_cupti_drop", &drop);
+	int (*init)(void);
+	sym(RTLD_DEFAULT, "InitializeInjection", &init);   /* cuInit's part */
+	if (init() != 1)
+		return 3;
+	api_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
+	device_record();
+	drop(5);   /* CUPTI lost some: the stream must say so */
+	for (int i = 0; i < atoi(argv[2]); i++)
+		step(i);
+	return 0;  /* exit: the backend's forced flush delivers the rest */
+}

@@ -1,0 +1,225 @@
+/*
+ * A stand-in libcupti for test_cuda_backend: the part of CUPTI's API the
+ * backend resolves, with the documented behaviour the backend relies on
+ * (one subscriber, buffers requested and completed through the registered
+ * callbacks, FlushAll delivering queued records, GetNextRecord ending with
+ * CUPTI_ERROR_MAX_LIMIT_REACHED). The test queues records and reads what
+ * the backend asked for through the fake_cupti_* functions.
+ *   FAKE_CUPTI_BUSY=1       cuptiSubscribe* fail with error 39
+ *   FAKE_CUPTI_VERSION=N    cuptiGetVersion's answer (default 130001)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cupti.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define FAKE_QUEUE (64u << 10)
+
+static struct {
+	CUpti_CallbackFunc callback;
+	int subscribed, unsubscribed, ts_callback;
+	uint32_t enabled[64];                 /* activity kinds currently on */
+	int runtime_off, driver_off;          /* per-API disables asked for */
+	int callbacks_on;                     /* cbids enabled for callbacks */
+	uint32_t last_flush_flag;
+	int flushes;
+	size_t dropped;
+	CUpti_BuffersCallbackRequestFunc req;
+	CUpti_BuffersCallbackCompleteFunc done;
+	unsigned char queue[FAKE_QUEUE];      /* [u64 size][record] ... */
+	size_t queued;
+	void *nvtx_arg;
+} fake;
+
+EXPORT CUptiResult cuptiGetVersion(uint32_t *v)
+{
+	const char *e = getenv("FAKE_CUPTI_VERSION");
+	*v = e ? (uint32_t)strtoul(e, NULL, 10) : 130001u;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
+{
+	*s = r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? "multiple subscribers"
+								 : "fake CUPTI error";
+	return CUPTI_SUCCESS;
+}
+
+static CUptiResult fake_subscribe(CUpti_SubscriberHandle *h, CUpti_CallbackFunc cb,
+				  CUpti_SubscriberParams *p)
+{
+	const char *busy = getenv("FAKE_CUPTI_BUSY");
+	if ((busy && *busy == '1') || fake.subscribed > fake.unsubscribed) {
+		if (p && p->oldSubscriberName && p->oldSubscriberSize > 16)
+			strcpy(p->oldSubscriberName, "Nsight Systems");
+		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	}
+	fake.callback = cb;
+	fake.subscribed++;
+	*h = (CUpti_SubscriberHandle)&fake;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *h, CUpti_CallbackFunc cb, void *u)
+{
+	return fake_subscribe(h, cb, NULL);
+}
+
+EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *h, CUpti_CallbackFunc cb, void *u,
+				     CUpti_SubscriberParams *p)
+{
+	return fake_subscribe(h, cb, p);
+}
+
+EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle h)
+{
+	fake.unsubscribed++;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiEnableCallback(uint32_t on, CUpti_SubscriberHandle h,
+				       CUpti_CallbackDomain d, CUpti_CallbackId cbid)
+{
+	fake.callbacks_on += on ? 1 : -1;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiGetTimestamp(uint64_t *t)
+{
+	*t = 12345;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
+						  CUpti_BuffersCallbackCompleteFunc done)
+{
+	fake.req = req;
+	fake.done = done;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc f)
+{
+	fake.ts_callback = f != NULL;
+	return f ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
+}
+
+EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind k)
+{
+	if ((unsigned)k >= 64)
+		return CUPTI_ERROR_INVALID_KIND;
+	fake.enabled[k] = 1;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind k)
+{
+	if ((unsigned)k >= 64)
+		return CUPTI_ERROR_INVALID_KIND;
+	fake.enabled[k] = 0;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t on)
+{
+	fake.runtime_off += !on;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t on)
+{
+	fake.driver_off += !on;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buf, size_t valid, CUpti_Activity **rec)
+{
+	size_t at = *rec ? (size_t)((uint8_t *)*rec - buf) - 8 : 0;
+	if (*rec) {
+		uint64_t size;
+		memcpy(&size, buf + at, 8);
+		at += 8 + size;
+	}
+	if (at + 8 > valid)
+		return CUPTI_ERROR_MAX_LIMIT_REACHED;
+	*rec = (CUpti_Activity *)(buf + at + 8);
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext c, uint32_t s, size_t *n)
+{
+	*n = fake.dropped;
+	fake.dropped = 0;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
+{
+	fake.flushes++;
+	fake.last_flush_flag = flag;
+	if (!fake.queued || !fake.req)
+		return CUPTI_SUCCESS;
+	uint8_t *buf = NULL;
+	size_t size = 0, max = 0;
+	fake.req(&buf, &size, &max);
+	if (!buf || size < fake.queued)
+		return CUPTI_SUCCESS;
+	memcpy(buf, fake.queue, fake.queued);
+	size_t valid = fake.queued;
+	fake.queued = 0;
+	fake.done(NULL, 0, buf, size, valid);
+	return CUPTI_SUCCESS;
+}
+
+EXPORT int InitializeInjectionNvtx2(void *arg)
+{
+	fake.nvtx_arg = arg;
+	return 1;
+}
+
+/* ---- the test's side ---- */
+
+/* Queues a record whatever the enabled kinds: one that CUPTI made just
+ * before its kind was switched off. */
+EXPORT void fake_cupti_push_any(const void *rec, size_t size)
+{
+	uint64_t s = (size + 7) & ~(size_t)7;
+	if (fake.queued + 8 + s > FAKE_QUEUE)
+		return;
+	memcpy(fake.queue + fake.queued, &s, 8);
+	memset(fake.queue + fake.queued + 8, 0, s);
+	memcpy(fake.queue + fake.queued + 8, rec, size);
+	fake.queued += 8 + s;
+}
+
+/* Queues a record as CUPTI makes one: only while its kind is enabled. */
+EXPORT void fake_cupti_push(const void *rec, size_t size)
+{
+	CUpti_ActivityKind k = ((const CUpti_Activity *)rec)->kind;
+	if ((unsigned)k < 64 && fake.enabled[k])
+		fake_cupti_push_any(rec, size);
+}
+
+/* A CUDA call on the calling thread: CUPTI calls the subscriber back. */
+EXPORT void fake_cupti_api_call(CUpti_CallbackDomain d, CUpti_CallbackId cbid)
+{
+	if (fake.callback)
+		fake.callback(NULL, d, cbid, NULL);
+}
+
+EXPORT void fake_cupti_drop(size_t n) { fake.dropped += n; }
+EXPORT int fake_cupti_enabled(CUpti_ActivityKind k) { return fake.enabled[k]; }
+EXPORT void *fake_cupti_nvtx_arg(void) { return fake.nvtx_arg; }
+
+EXPORT void fake_cupti_counts(int out[8])
+{
+	out[0] = fake.subscribed;
+	out[1] = fake.unsubscribed;
+	out[2] = fake.ts_callback;
+	out[3] = fake.runtime_off;
+	out[4] = fake.driver_off;
+	out[5] = fake.callbacks_on;
+	out[6] = fake.flushes;
+	out[7] = (int)fake.last_flush_flag;
+}

@@ -1,0 +1,452 @@
+/*
+ * The CUDA backend end to end on a stand-in libcupti (unit/cuda/fake_cupti.c)
+ * and a recording sink: the injection entry starts it through the HAL, it
+ * finds the mapped libcupti, subscribes, registers the monotonic clock,
+ * enables its kinds with the noise switched off, learns OS tids from API
+ * callbacks, converts delivered buffers, counts CUPTI's drops with the
+ * sink lock held, follows pause/resume, stops with a forced flush, hands
+ * NVTX to CUPTI, and steps aside when CUPTI already has a subscriber.
+ * What it cannot show: that a real CUPTI behaves like the stand-in.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#include "agent/agent.h"
+#include "common/agent_env.h"
+#include "device/cuda/backend_cbid.h"
+#include "device/dev_sink.h"
+#include "device/hal.h"
+#include "raw/raw_clock.h"
+#include "unit/unit.h"
+
+#ifndef PROF_TEST_FAKE_CUPTI
+#error "the build passes the stand-in libcupti's path"
+#endif
+
+extern const struct dev_backend dev_backend_cuda;
+int InitializeInjection(void);
+int InitializeInjectionNvtx2(void *);
+
+/* ---- what backend.c needs from the agent, recorded ---- */
+
+struct agent agent;
+static char logbuf[16384];
+static int start_rc = 1;   /* 1: start never called */
+
+void agent_log(const char *fmt, ...)
+{
+	size_t n = strlen(logbuf);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(logbuf + n, sizeof logbuf - n - 1, fmt, ap);
+	va_end(ap);
+	strncat(logbuf, "\n", sizeof logbuf - strlen(logbuf) - 1);
+}
+
+int hal_start_backend(const char *name)
+{
+	start_rc = strcmp(name, "cuda") == 0 ? dev_backend_cuda.start() : -ENODEV;
+	return start_rc;
+}
+
+#define MAXREC 64
+static pthread_mutex_t sink_mu = PTHREAD_MUTEX_INITIALIZER;
+static int sink_held, lost_unlocked;
+static struct { int n; struct raw_dev_activity v[MAXREC]; char name[MAXREC][64]; } acts;
+static struct { int n; struct raw_dev_api v[MAXREC]; char name[MAXREC][64]; } apis;
+static struct { int n; struct raw_dev_marker v[MAXREC]; char name[MAXREC][64]; } marks;
+static struct { int n; struct raw_dev_collective v[MAXREC]; } colls;
+static struct { int n; struct raw_dev_info v[MAXREC]; char uuid[MAXREC][64]; } infos;
+static uint64_t lost_total;
+
+void dev_sink_lock(void) { pthread_mutex_lock(&sink_mu); sink_held = 1; }
+void dev_sink_unlock(void) { sink_held = 0; pthread_mutex_unlock(&sink_mu); }
+int dev_sink_recording(void) { return 1; }
+void dev_sink_finish(void) {}
+void dev_sink_forget(void) {}
+int dev_sink_memory(uint64_t ts, const struct raw_dev_memory *m) { return 0; }
+
+static void keep(char *dst, const char *s)
+{
+	snprintf(dst, 64, "%s", s ? s : "");
+}
+
+int dev_sink_activity(uint64_t ts, const struct raw_dev_activity *a, const char *name)
+{
+	if (acts.n < MAXREC) {
+		acts.v[acts.n] = *a;
+		keep(acts.name[acts.n++], name);
+	}
+	return 0;
+}
+
+int dev_sink_api(uint64_t ts, const struct raw_dev_api *a, const char *name)
+{
+	if (apis.n < MAXREC) {
+		apis.v[apis.n] = *a;
+		keep(apis.name[apis.n++], name);
+	}
+	return 0;
+}
+
+int dev_sink_marker(uint64_t ts, const struct raw_dev_marker *m, const char *name,
+		    const char *domain)
+{
+	if (marks.n < MAXREC) {
+		marks.v[marks.n] = *m;
+		keep(marks.name[marks.n++], name);
+	}
+	return 0;
+}
+
+int dev_sink_collective(uint64_t ts, const struct raw_dev_collective *c, const char *name,
+			const char *group, const char *ranks)
+{
+	if (colls.n < MAXREC)
+		colls.v[colls.n++] = *c;
+	return 0;
+}
+
+int dev_sink_info(const struct raw_dev_info *i, const char *name, const char *uuid)
+{
+	if (infos.n < MAXREC) {
+		infos.v[infos.n] = *i;
+		keep(infos.uuid[infos.n++], uuid);
+	}
+	return 0;
+}
+
+void dev_sink_lost(uint64_t n)
+{
+	lost_unlocked += !sink_held;   /* the sink's writer is not thread-safe */
+	lost_total += n;
+}
+
+/* ---- the stand-in's controls ---- */
+
+static struct {
+	void (*push)(const void *, size_t);
+	void (*push_any)(const void *, size_t);
+	void (*api_call)(CUpti_CallbackDomain, CUpti_CallbackId);
+	void (*drop)(size_t);
+	int (*enabled)(CUpti_ActivityKind);
+	void *(*nvtx_arg)(void);
+	void (*counts)(int[8]);
+} fk;
+
+/* POSIX dlsym: a data pointer holding a function's address. */
+static void sym(void *h, const char *name, void *slot)
+{
+	void *f = dlsym(h, name);
+	CHECK(f != NULL);
+	memcpy(slot, &f, sizeof f);
+}
+
+static void load_fake(void)
+{
+	/* Mapped before CUDA "initialises", as PyTorch maps its libcupti. */
+	void *h = dlopen(PROF_TEST_FAKE_CUPTI, RTLD_NOW | RTLD_GLOBAL);
+	CHECK(h != NULL);
+	if (!h) {
+		fprintf(stderr, "%s\n", dlerror());
+		exit(1);
+	}
+	sym(h, "fake_cupti_push", &fk.push);
+	sym(h, "fake_cupti_push_any", &fk.push_any);
+	sym(h, "fake_cupti_api_call", &fk.api_call);
+	sym(h, "fake_cupti_drop", &fk.drop);
+	sym(h, "fake_cupti_enabled", &fk.enabled);
+	sym(h, "fake_cupti_nvtx_arg", &fk.nvtx_arg);
+	sym(h, "fake_cupti_counts", &fk.counts);
+	/* The C++ runtime a PyTorch process has: kernel names get demangled. */
+	dlopen("libstdc++.so.6", RTLD_NOW | RTLD_GLOBAL);
+}
+
+static void setup_agent(void)
+{
+	agent.active = 1;
+	setenv(PROF_AGENT_DEVICE, "1", 1);
+	unsetenv("FAKE_CUPTI_BUSY");
+	unsetenv("FAKE_CUPTI_VERSION");
+	setenv("RANK", "1", 1);
+}
+
+/* ---- records ---- */
+
+static uint64_t now(void)
+{
+	return raw_clock_ns(CLOCK_MONOTONIC);
+}
+
+static void push_kernel(const char *name, uint32_t corr)
+{
+	CUpti_ActivityKernel10 k;
+	memset(&k, 0, sizeof k);
+	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k.start = now();
+	k.end = k.start + 1000;
+	k.gridX = k.gridY = k.gridZ = 1;
+	k.blockX = 128, k.blockY = k.blockZ = 1;
+	k.correlationId = corr;
+	k.streamId = 7;
+	k.name = name;
+	fk.push(&k, sizeof k);
+}
+
+static void push_api(CUpti_ActivityKind kind, uint32_t cbid, uint32_t tid, uint32_t corr)
+{
+	CUpti_ActivityAPI a;
+	memset(&a, 0, sizeof a);
+	a.kind = kind;
+	a.cbid = cbid;
+	a.start = now();
+	a.end = a.start + 500;
+	a.threadId = tid;
+	a.correlationId = corr;
+	fk.push(&a, sizeof a);
+}
+
+static void push_marker(uint32_t flags, uint32_t id, const char *name, uint32_t tid)
+{
+	CUpti_ActivityMarker2 m;
+	memset(&m, 0, sizeof m);
+	m.kind = CUPTI_ACTIVITY_KIND_MARKER;
+	m.flags = (CUpti_ActivityFlag)flags;
+	m.timestamp = now();
+	m.id = id;
+	m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	m.objectId.pt.threadId = tid;
+	m.name = name;
+	fk.push(&m, sizeof m);
+}
+
+static void push_device(void)
+{
+	CUpti_ActivityDevice5 d;
+	memset(&d, 0, sizeof d);
+	d.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+	d.id = 0;
+	d.numMultiprocessors = 132;
+	d.name = "Fake GPU";
+	d.uuid.bytes[15] = 1;
+	fk.push(&d, sizeof d);
+}
+
+static void push_memcpy(void)
+{
+	CUpti_ActivityMemcpy6 m;
+	memset(&m, 0, sizeof m);
+	m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+	m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+	m.bytes = 4096;
+	m.start = now();
+	m.end = m.start + 100;
+	fk.push(&m, sizeof m);
+}
+
+/* A program thread making one traced CUDA call. */
+static uint32_t worker_cupti_tid;
+static int worker_tid;
+
+static void *worker(void *arg)
+{
+	worker_cupti_tid = (uint32_t)(uintptr_t)pthread_self();
+	worker_tid = gettid();
+	fk.api_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
+	return NULL;
+}
+
+/* ---- tests ---- */
+
+static void test_start(void)
+{
+	int c[8];
+	CHECK(InitializeInjection() == 1);
+	CHECK(start_rc == 0);
+	CHECK(InitializeInjection() == 1);   /* once per process */
+	CHECK(dev_backend_cuda.probe() == 1);
+	fk.counts(c);
+	CHECK(c[0] == 1 && c[2] == 1);   /* subscribed; monotonic clock registered */
+	CHECK(c[3] == (int)cuda_runtime_blocklist_len && c[4] == (int)cuda_driver_blocklist_len);
+	CHECK(c[5] == (int)(cuda_runtime_tid_cbids_len + cuda_driver_tid_cbids_len));
+	CHECK(fk.enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+	CHECK(fk.enabled(CUPTI_ACTIVITY_KIND_RUNTIME) && fk.enabled(CUPTI_ACTIVITY_KIND_DRIVER));
+	CHECK(fk.enabled(CUPTI_ACTIVITY_KIND_MEMCPY) && fk.enabled(CUPTI_ACTIVITY_KIND_MEMSET));
+	CHECK(fk.enabled(CUPTI_ACTIVITY_KIND_MARKER) && fk.enabled(CUPTI_ACTIVITY_KIND_MEMORY2));
+	CHECK(fk.enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
+	CHECK(fk.enabled(CUPTI_ACTIVITY_KIND_DEVICE) && fk.enabled(CUPTI_ACTIVITY_KIND_CONTEXT));
+	CHECK(!fk.enabled(CUPTI_ACTIVITY_KIND_KERNEL));   /* it serialises kernels */
+	CHECK_CONTAINS(logbuf, "libcupti-fake.so");
+	CHECK_CONTAINS(logbuf, "already mapped");
+}
+
+static void test_delivery(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, worker, NULL);
+	pthread_join(t, NULL);
+	push_device();
+	push_kernel("_Z6squarePfi", 10);
+	push_kernel("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 11);
+	push_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+		 worker_cupti_tid, 10);
+	push_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+		 worker_cupti_tid, 12);
+	push_marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 5, "step", worker_cupti_tid);
+	push_marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 5, NULL, worker_cupti_tid);
+	fk.drop(3);
+	dev_backend_cuda.flush();
+	CHECK(infos.n == 1 && infos.v[0].sm_count == 132);
+	CHECK_STR(infos.uuid[0], "GPU-00000000-0000-0000-0000-000000000001");
+	CHECK(acts.n == 1);   /* the NCCL kernel is a collective only */
+	CHECK_STR(acts.name[0], "square(float*, int)");
+	CHECK(acts.v[0].correlation == 10 && acts.v[0].block[0] == 128 && acts.v[0].stream == 7);
+	CHECK(colls.n == 1 && colls.v[0].op == RAW_COLL_ALLGATHER && colls.v[0].rank == 1);
+	CHECK(apis.n == 1);   /* cudaGetDevice is noise */
+	CHECK_STR(apis.name[0], "cudaLaunchKernel");
+	CHECK(apis.v[0].tid == worker_tid && apis.v[0].correlation == 10);
+	CHECK(marks.n == 1 && marks.v[0].tid == worker_tid && marks.v[0].flags == RAW_MARKER_RANGE);
+	CHECK_STR(marks.name[0], "step");
+	CHECK(lost_total == 3 && lost_unlocked == 0);
+}
+
+static void test_pause_resume(void)
+{
+	int c[8];
+	push_memcpy();   /* launched inside the window, delivered after it */
+	dev_backend_cuda.pause();
+	CHECK(!fk.enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+	CHECK(!fk.enabled(CUPTI_ACTIVITY_KIND_RUNTIME) && !fk.enabled(CUPTI_ACTIVITY_KIND_MARKER));
+	CHECK(fk.enabled(CUPTI_ACTIVITY_KIND_DEVICE));
+	/* A call that slipped in as the switch came: dropped by its start;
+	 * the copy launched before it: kept. */
+	CUpti_ActivityAPI late;
+	memset(&late, 0, sizeof late);
+	late.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	late.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020;
+	late.start = now(), late.end = late.start + 100, late.correlationId = 20;
+	fk.push_any(&late, sizeof late);
+	push_kernel("not generated while paused", 40);
+	dev_backend_cuda.flush();
+	CHECK(apis.n == 1 && acts.n == 2 && acts.v[1].kind == RAW_DEV_MEMCPY);
+	dev_backend_cuda.resume();
+	CHECK(fk.enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) &&
+	      fk.enabled(CUPTI_ACTIVITY_KIND_RUNTIME));
+	fk.counts(c);   /* enabling RUNTIME resets per-API choices: applied again */
+	CHECK(c[3] == 2 * (int)cuda_runtime_blocklist_len);
+	push_api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 0x77, 21);
+	dev_backend_cuda.flush();
+	CHECK(apis.n == 2);
+	CHECK_STR(apis.name[1], "cuLaunchKernel");
+	CHECK(apis.v[1].tid == -0x77 && apis.v[1].domain == RAW_API_DRIVER);
+}
+
+static void test_nvtx(void)
+{
+	int x;
+	CHECK(InitializeInjectionNvtx2(&x) == 1);
+	CHECK(fk.nvtx_arg() == &x);
+	unsetenv(PROF_AGENT_DEVICE);   /* device activity off: NVTX stays a no-op */
+	CHECK(InitializeInjectionNvtx2(NULL) == 0);
+	CHECK(fk.nvtx_arg() == &x);
+	setenv(PROF_AGENT_DEVICE, "1", 1);
+}
+
+static void test_stop(void)
+{
+	int c[8];
+	push_kernel("late", 30);
+	dev_backend_cuda.stop();
+	fk.counts(c);
+	CHECK(c[1] == 1);                                 /* unsubscribed */
+	CHECK(c[7] == CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  /* the last flush was forced */
+	CHECK(acts.n == 3);                               /* ... and delivered */
+	CHECK(!fk.enabled(CUPTI_ACTIVITY_KIND_RUNTIME) && !fk.enabled(CUPTI_ACTIVITY_KIND_DEVICE));
+	int flushes = c[6];
+	dev_backend_cuda.stop();   /* again, as the HAL does at exit after atexit */
+	dev_backend_cuda.flush();
+	dev_backend_cuda.pause();
+	fk.counts(c);
+	CHECK(c[6] == flushes && c[1] == 1);
+	CHECK(dev_backend_cuda.start() == -EALREADY);
+	CHECK_CONTAINS(logbuf, "records: 8 written");
+}
+
+/* Runs `fn` in a fresh child (the backend and CUPTI are one-shot per
+ * process); true when all its checks passed. */
+static int in_child(void (*fn)(void))
+{
+	fflush(NULL);
+	pid_t p = fork();
+	if (p == 0) {
+		fn();
+		fflush(NULL);
+		_exit(unit_failed ? 1 : 0);
+	}
+	int st = 0;
+	waitpid(p, &st, 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static void child_busy(void)
+{
+	int c[8];
+	setenv("FAKE_CUPTI_BUSY", "1", 1);
+	load_fake();
+	CHECK(InitializeInjection() == 1);   /* the program never notices */
+	CHECK(start_rc == -EBUSY);
+	CHECK_CONTAINS(logbuf, "already has a subscriber (Nsight Systems)");
+	fk.counts(c);
+	CHECK(c[0] == 0 && c[5] == 0);
+	CHECK(!fk.enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+	dev_backend_cuda.flush();   /* harmless after a failed start */
+	dev_backend_cuda.stop();
+	fk.counts(c);
+	CHECK(c[6] == 0);
+}
+
+static void child_13_0_0(void)
+{
+	setenv("FAKE_CUPTI_VERSION", "130000", 1);
+	load_fake();
+	CHECK(InitializeInjection() == 1 && start_rc == 0);
+	dev_backend_cuda.pause();
+	CHECK(fk.enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));   /* may deadlock if off */
+	CHECK(!fk.enabled(CUPTI_ACTIVITY_KIND_RUNTIME));
+	CHECK(InitializeInjectionNvtx2(NULL) == 0);   /* 13.0.0 crashes on NVTX */
+	dev_backend_cuda.stop();
+}
+
+static void child_old(void)
+{
+	setenv("FAKE_CUPTI_VERSION", "12", 1);
+	load_fake();
+	CHECK(InitializeInjection() == 1 && start_rc == -ENOTSUP);
+}
+
+int main(void)
+{
+	setup_agent();
+	CHECK(in_child(child_busy));
+	CHECK(in_child(child_13_0_0));
+	CHECK(in_child(child_old));
+	load_fake();
+	test_start();
+	test_delivery();
+	test_pause_resume();
+	test_nvtx();
+	test_stop();
+	if (getenv("PROF_TEST_VERBOSE"))
+		fputs(logbuf, stderr);
+	return unit_done();
+}
