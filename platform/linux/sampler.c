@@ -1,9 +1,9 @@
 #define _GNU_SOURCE
+#include "linux/ticker.h"
 #include "linux/sampler.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdlib.h>
@@ -147,20 +147,6 @@ static int sampler_open_stream(struct sampler *s)
 	return raw_writer_open(&s->w, s->dirfd, SAMPLER_STREAM, &o);
 }
 
-/* Sleeps until `deadline` (CLOCK_MONOTONIC ns); true when told to stop. */
-static bool sampler_wait(struct sampler *s, uint64_t deadline)
-{
-	for (;;) {
-		uint64_t now = raw_clock_ns(CLOCK_MONOTONIC);
-		uint64_t left = deadline > now ? deadline - now : 0;
-		struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
-		struct pollfd pfd = { .fd = s->stop_fd[0], .events = POLLIN };
-		int r = ppoll(&pfd, 1, &ts, NULL);
-		if (r >= 0 || errno != EINTR)
-			return r > 0;
-	}
-}
-
 static void *sampler_main(void *arg)
 {
 	struct sampler *s = arg;
@@ -180,7 +166,7 @@ static void *sampler_main(void *arg)
 		 * rather than firing the missed samples back to back. */
 		if (next < now)
 			next = now + s->interval_ns;
-	} while (!sampler_wait(s, next));
+	} while (!ticker_wait(s->stop_fd[0], next));
 	return NULL;
 }
 

@@ -1,9 +1,9 @@
 #define _GNU_SOURCE
+#include "linux/ticker.h"
 #include "device/cuda/sampler.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -86,20 +86,6 @@ static void nvml_take(struct nvml_sampler *s)
 	}
 }
 
-/* Sleeps until `deadline` (CLOCK_MONOTONIC ns); true when told to stop. */
-static bool nvml_wait(struct nvml_sampler *s, uint64_t deadline)
-{
-	for (;;) {
-		uint64_t now = raw_clock_ns(CLOCK_MONOTONIC);
-		uint64_t left = deadline > now ? deadline - now : 0;
-		struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
-		struct pollfd pfd = { .fd = s->stop_fd[0], .events = POLLIN };
-		int r = ppoll(&pfd, 1, &ts, NULL);
-		if (r >= 0 || errno != EINTR)
-			return r > 0;
-	}
-}
-
 static void *nvml_main(void *arg)
 {
 	struct nvml_sampler *s = arg;
@@ -110,7 +96,7 @@ static void *nvml_main(void *arg)
 		next += s->interval_ns;
 		if (next < now)   /* after a stall, keep the grid from now */
 			next = now + s->interval_ns;
-	} while (!nvml_wait(s, next));
+	} while (!ticker_wait(s->stop_fd[0], next));
 	return NULL;
 }
 
