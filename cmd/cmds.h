@@ -4,5 +4,6 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_parse(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ struct prof_cmd {
 static const struct prof_cmd commands[] = {
 	{ "run",   cmd_run,   "run a program under the profiler, then parse what it recorded" },
 	{ "parse", cmd_parse, "turn a run directory into PROFILER_OUTPUT/ (also after a crash)" },
+	{ "stats", cmd_stats, "summary tables of a parsed run (steps, operators, kernels, memory)" },
 	{ NULL, NULL, NULL },
 };
 

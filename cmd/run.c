@@ -34,6 +34,7 @@
 #include "linux/selfpath.h"
 #include "linux/sig.h"
 #include "linux/spawn.h"
+#include "archive/archive.h"
 #include "parse/parse.h"
 #include "raw/raw_clock.h"
 #include "raw/raw_reader.h"
@@ -61,7 +62,7 @@ struct run_flag {
 
 enum { OPT_CONFIG = 256, OPT_NO_PARSE, OPT_DELAY, OPT_DURATION, OPT_SAMPLING,
        OPT_START_PAUSED, OPT_ACTIVITIES, OPT_SKIP_FIRST, OPT_WAIT, OPT_WARMUP, OPT_ACTIVE,
-       OPT_REPEAT, OPT_RECORD_SHAPES, OPT_WITH_STACK, OPT_DYNAMIC };
+       OPT_REPEAT, OPT_RECORD_SHAPES, OPT_WITH_STACK, OPT_DYNAMIC, OPT_ARCHIVE };
 
 static const struct run_flag run_flags[] = {
 	{ "output", 1, 'o', "output_path", NULL, "DIR",
@@ -96,6 +97,8 @@ static const struct run_flag run_flags[] = {
 	  "record the Python call stack of operators" },
 	{ "dynamic", 1, OPT_DYNAMIC, NULL, NULL, "DIR",
 	  "record only when DIR/profiler_config.json is edited during the run" },
+	{ "archive", 1, OPT_ARCHIVE, "archive", NULL, "FORMAT",
+	  "after the parse, pack the run directory: tar.gz, tar.zst or zip" },
 	{ "help", 0, 'h', NULL, NULL, NULL, "show this help and exit" },
 	{ NULL, 0, 0, NULL, NULL, NULL, NULL },
 };
@@ -534,11 +537,29 @@ static void run_finish_info(struct run_ctx *r, int exit_code, int sig)
 	run_write_info(r);
 }
 
+/* With `archive`: packs the run directory next to itself. */
+static void run_archive(struct run_ctx *r)
+{
+	_Static_assert((int)CFG_ARCHIVE_ZIP == (int)ARC_ZIP &&
+		       (int)CFG_ARCHIVE_TAR_ZST == (int)ARC_TAR_ZST, "archive enums differ");
+	if (r->cfg.archive == CFG_ARCHIVE_NONE)
+		return;
+	char *out;
+	struct arc_error err;
+	if (arc_pack(r->rd.path, (enum arc_format)r->cfg.archive, &out, NULL, &err) != ARC_OK) {
+		fprintf(stderr, "prof: no archive: %s\n", err.msg);
+		return;
+	}
+	fprintf(stderr, "prof: archived %s into %s\n", r->rd.path, out);
+	free(out);
+}
+
 static void run_parse(struct run_ctx *r)
 {
 	if (!r->cfg.analyse) {
 		fprintf(stderr, "prof: raw data in %s (analyse it with `prof parse %s`)\n",
 			r->rd.path, r->rd.path);
+		run_archive(r);
 		return;
 	}
 	struct parse_opts o = { .log = stderr };
@@ -553,6 +574,7 @@ static void run_parse(struct run_ctx *r)
 		r->rd.path, (unsigned long long)rep.events_written,
 		(unsigned long long)rep.steps,
 		ps == PARSE_DAMAGED ? "; some raw data was damaged, see above" : "");
+	run_archive(r);
 }
 
 /* The status prof exits with: the child's, or 128+N for signal N. */

@@ -45,6 +45,13 @@ static const struct cfg_name host_names[] = {
 static const struct cfg_name level_names[] = {
 	{ "Level_none", CFG_LEVEL_NONE }, { "Level0", CFG_LEVEL_0 },
 	{ "Level1", CFG_LEVEL_1 }, { "Level2", CFG_LEVEL_2 }, { NULL, 0 } };
+/* Canonical names first: the JSON dump writes the first name of a value.
+ * "true"/"false" keep configs written when `archive` was a boolean. */
+static const struct cfg_name archive_names[] = {
+	{ "none", CFG_ARCHIVE_NONE }, { "tar.gz", CFG_ARCHIVE_TAR_GZ },
+	{ "tar.zst", CFG_ARCHIVE_TAR_ZST }, { "zip", CFG_ARCHIVE_ZIP },
+	{ "tgz", CFG_ARCHIVE_TAR_GZ }, { "true", CFG_ARCHIVE_TAR_GZ },
+	{ "false", CFG_ARCHIVE_NONE }, { NULL, 0 } };
 
 #define OFF(f) offsetof(struct prof_config, f)
 #define MB_MAX (1u << 20) /* 1 TiB */
@@ -88,8 +95,8 @@ static const struct cfg_key cfg_keys[] = {
 	  "largest raw data to record", true },
 	{ "host_sys", T_SET, OFF(host_sys), 0, 0, host_names, "list: cpu, mem, disk, network",
 	  "host data to sample (default cpu, mem)", false },
-	{ "archive", T_BOOL, OFF(archive), 0, 0, NULL, "boolean",
-	  "pack the run directory into an archive after the parse", true },
+	{ "archive", T_ENUM, OFF(archive), 0, 0, archive_names, "none, tar.gz, tar.zst, zip",
+	  "pack the run directory into RUN_DIR.<format> after the parse (default none)", false },
 	{ "delay", T_SECONDS, OFF(delay_s), 0, 1000000, NULL, "seconds >= 0",
 	  "start recording this long after the program starts", false },
 	{ "duration", T_SECONDS, OFF(duration_s), 0, 1000000, NULL, "seconds >= 0, 0 = no limit",
@@ -287,7 +294,10 @@ int cfg_set(struct prof_config *c, const char *key, const char *value,
 		uint32_t v;
 		if (name_lookup(k->names, value, strlen(value), &v) != 0)
 			return cfg_fail(err, source, key, "expected one of %s", k->type_doc);
-		*(enum cfg_level *)field = (enum cfg_level)v;
+		if (k->names == archive_names)
+			*(enum cfg_archive *)field = (enum cfg_archive)v;
+		else
+			*(enum cfg_level *)field = (enum cfg_level)v;
 		return 0;
 	}
 	case T_OBJECT:
@@ -342,8 +352,11 @@ static int apply_value(struct prof_config *c, const struct cfg_key *k, const cJS
 	char num[64];
 	note_set(c, k);
 	switch (k->type) {
-	case T_STRING:
 	case T_ENUM:
+		if (cJSON_IsBool(v) && k->names == archive_names)   /* the old boolean */
+			return cfg_set(c, k->key, cJSON_IsTrue(v) ? "true" : "false", source, err);
+		/* fall through */
+	case T_STRING:
 		if (!cJSON_IsString(v))
 			return wrong_type(k, v, source, err);
 		return cfg_set(c, k->key, v->valuestring, source, err);
@@ -463,6 +476,16 @@ static cJSON *set_to_json(const struct cfg_name *names, uint32_t set)
 	return a;
 }
 
+static const char *enum_name(const struct cfg_key *k, const void *field)
+{
+	uint32_t v = k->names == archive_names ? (uint32_t)*(const enum cfg_archive *)field
+					      : (uint32_t)*(const enum cfg_level *)field;
+	for (const struct cfg_name *nm = k->names; nm->name; nm++)
+		if (nm->value == v)
+			return nm->name;
+	return "?";
+}
+
 static void key_to_json(cJSON *obj, const struct cfg_key *k, const struct prof_config *c)
 {
 	const void *field = (const char *)c + k->off;
@@ -473,7 +496,7 @@ static void key_to_json(cJSON *obj, const struct cfg_key *k, const struct prof_c
 	case T_UINT: cJSON_AddNumberToObject(obj, name, *(const uint32_t *)field); break;
 	case T_SECONDS: cJSON_AddNumberToObject(obj, name, *(const double *)field); break;
 	case T_SET: cJSON_AddItemToObject(obj, name, set_to_json(k->names, *(const uint32_t *)field)); break;
-	case T_ENUM: cJSON_AddStringToObject(obj, name, level_names[*(const enum cfg_level *)field].name); break;
+	case T_ENUM: cJSON_AddStringToObject(obj, name, enum_name(k, field)); break;
 	case T_OBJECT: break;
 	}
 }

@@ -15,6 +15,8 @@ enum cfg_export   { CFG_EXPORT_TEXT = 1u << 0, CFG_EXPORT_DB = 1u << 1 };
 enum cfg_host_sys { CFG_HOST_CPU = 1u << 0, CFG_HOST_MEM = 1u << 1,
 		    CFG_HOST_DISK = 1u << 2, CFG_HOST_NETWORK = 1u << 3 };
 enum cfg_level    { CFG_LEVEL_NONE, CFG_LEVEL_0, CFG_LEVEL_1, CFG_LEVEL_2 };
+/* Same order as enum arc_format (archive/archive.h). */
+enum cfg_archive  { CFG_ARCHIVE_NONE, CFG_ARCHIVE_TAR_GZ, CFG_ARCHIVE_TAR_ZST, CFG_ARCHIVE_ZIP };
 
 struct cfg_schedule {
 	bool set;                 /* false: record every step */
@@ -33,7 +35,7 @@ struct prof_config {
 	uint32_t timeline_limit_mb;   /* 0: none */
 	uint32_t storage_limit_mb;    /* 0: none */
 	uint32_t host_sys;            /* CFG_HOST_* ; CPU|MEM */
-	bool archive;
+	enum cfg_archive archive;     /* none; pack the run directory after the parse */
 	double delay_s;               /* 0 */
 	double duration_s;            /* 0: until the program ends */
 	uint32_t sampling_interval_ms;/* 20; 0 switches host sampling off */

@@ -105,9 +105,9 @@ static void test_dump_and_pending(void)
 	CHECK(apply(&c, "{\"record_shapes\": true, \"delay\": 1, \"schedule\": {\"active\": 2}}", &e) == 0);
 	cfg_pending_keys(&c, pending, sizeof pending);
 	CHECK_STR(pending, "");
-	CHECK(apply(&c, "{\"profile_memory\": true, \"archive\": false}", &e) == 0);
+	CHECK(apply(&c, "{\"profile_memory\": true, \"with_modules\": false}", &e) == 0);
 	cfg_pending_keys(&c, pending, sizeof pending);
-	CHECK_STR(pending, "profile_memory, archive");
+	CHECK_STR(pending, "profile_memory, with_modules");
 	char *json = cfg_to_json(&c);
 	CHECK_CONTAINS(json, "\"record_shapes\":\ttrue");
 	CHECK_CONTAINS(json, "\"active\":\t2");

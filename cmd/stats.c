@@ -1,0 +1,799 @@
+/*
+ * prof stats [options] RUN_DIR: summary tables of a parsed run, computed
+ * from PROFILER_OUTPUT/'s CSVs (lib/stats reads and aggregates; this file
+ * prints). Table output fits in 80 columns.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmds.h"
+#include "common/csv_out.h"
+#include "common/json_out.h"
+#include "stats/stats.h"
+
+#define WIDTH 80
+
+enum view { V_OVERVIEW, V_STEPS, V_OPS, V_KERNELS, V_API, V_MEMORY, V_ALL };
+static const char *const view_names[] = { "overview", "steps", "ops", "kernels", "api",
+					  "memory", "all", NULL };
+static const char *const sort_names[] = { "total", "avg", "max", "min", "count", NULL };
+enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
+static const char *const fmt_names[] = { "table", "csv", "json", NULL };
+static const char *const unit_names[] = { "s", "ms", "us", "ns", NULL };
+static const double unit_per_us[] = { 1e-6, 1e-3, 1, 1e3 };
+static const int unit_decimals[] = { 6, 3, 3, 0 };
+
+struct ctx {
+	const char *outdir;
+	const char *dir;
+	size_t rows;           /* rows of the table being written */
+	enum view view;
+	enum stats_sort sort;
+	long top;              /* 0: every row */
+	int unit;
+	enum fmt fmt;
+	const char *op;
+	FILE *out;
+	struct csv csv;
+	struct jo jo;
+	int error;
+};
+
+static void stats_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: prof stats [options] RUN_DIR\n\n"
+		"Summary tables of a parsed run, from RUN_DIR/PROFILER_OUTPUT/'s CSVs (run\n"
+		"`prof parse RUN_DIR` first if the run was not parsed).\n\n"
+		"Options:\n"
+		"  --view VIEW     overview (default), steps, ops, kernels, api, memory, all\n"
+		"                    overview: steps, step time split, top 5 operators/kernels\n"
+		"                    steps:    one row per step and device (step_trace_time.csv)\n"
+		"                    ops:      operators by name (operator_details.csv)\n"
+		"                    kernels:  device tasks by name (op_statistic.csv, else\n"
+		"                              kernel_details.csv)\n"
+		"                    api:      device API calls (api_statistic.csv)\n"
+		"                    memory:   peak per device (memory_record.csv), largest\n"
+		"                              allocations (operator_memory.csv)\n"
+		"  --sort KEY      order of ops, kernels and api rows: total (default), avg,\n"
+		"                  max, min (smallest first) or count\n"
+		"  --top N         rows per table (default 15; 0: all); not for steps\n"
+		"  --unit U        time unit: s, ms (default), us, ns\n"
+		"  --op NAME       every call of operator NAME (operator_details.csv), in\n"
+		"                  file order: duration, self time, device time, shapes\n"
+		"  --format F      table (default), csv (one view, not all) or json\n"
+		"  -h, --help      show this help\n\n"
+		"Exit status: 0 success; 1 the run cannot be read (not parsed: no\n"
+		"PROFILER_OUTPUT/parse.done; a damaged CSV; --op NAME with no call);\n"
+		"2 usage error (bad option or value).\n");
+}
+
+/* ---- printing helpers ---- */
+
+static void note_error(struct ctx *c, int bad)
+{
+	if (bad)
+		c->error = 1;
+}
+
+/* A line of text cut to the table width. */
+__attribute__((format(printf, 2, 3)))
+static void tline(struct ctx *c, const char *fmt, ...)
+{
+	char buf[1024], cut[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	note_error(c, fprintf(c->out, "%s\n", stats_ellipsize(buf, WIDTH, cut, sizeof(cut))) < 0);
+}
+
+static double conv(const struct ctx *c, double us)
+{
+	return us * unit_per_us[c->unit];
+}
+
+static const char *unit(const struct ctx *c)
+{
+	return unit_names[c->unit];
+}
+
+/* Fields of a table. F_TIME values are µs, shown in the chosen unit. */
+enum ftype { F_STR, F_TIME, F_INT, F_PCT, F_NUM };
+struct field {
+	const char *title;
+	const char *key;       /* JSON */
+	enum ftype type;
+	int width;             /* table: 0 the rest of the line, -1 not shown */
+};
+struct val {
+	const char *s;
+	double d;
+};
+
+static int field_width(const struct field *f, int n, int i)
+{
+	if (f[i].width)
+		return f[i].width;
+	int used = 0, shown = 0;
+	for (int k = 0; k < n; k++)
+		if (f[k].width > 0) {
+			used += f[k].width;
+			shown++;
+		}
+	return WIDTH - used - shown;   /* one space between columns */
+}
+
+static void title_of(const struct ctx *c, const struct field *f, char *buf, size_t n)
+{
+	if (f->type == F_TIME)
+		snprintf(buf, n, "%s(%s)", f->title, unit(c));
+	else
+		snprintf(buf, n, "%s", f->title);
+}
+
+static void table_cells(struct ctx *c, const struct field *f, int n, char cells[][256])
+{
+	char cut[512];
+	int first = 1;
+	for (int i = 0; i < n; i++) {
+		if (f[i].width < 0)
+			continue;
+		int w = field_width(f, n, i);
+		stats_ellipsize(cells[i], (size_t)w, cut, sizeof(cut));
+		int pad = w - (int)stats_text_width(cut);
+		int left = f[i].type == F_STR;
+		if (!first)
+			fputc(' ', c->out);
+		first = 0;
+		int last = 1;
+		for (int k = i + 1; k < n; k++)
+			if (f[k].width >= 0)
+				last = 0;
+		if (left)
+			fprintf(c->out, "%s%*s", cut, last ? 0 : pad, "");
+		else
+			fprintf(c->out, "%*s%s", pad, "", cut);
+	}
+	note_error(c, fputc('\n', c->out) == EOF);
+}
+
+static void emit_begin(struct ctx *c, const char *key, const char *title,
+		       const struct field *f, int n)
+{
+	char t[64];
+	c->rows = 0;
+	if (c->fmt == FMT_JSON) {
+		jo_key(&c->jo, key);
+		jo_arr_begin(&c->jo);
+	} else if (c->fmt == FMT_CSV) {
+		for (int i = 0; i < n; i++) {
+			title_of(c, &f[i], t, sizeof(t));
+			csv_str(&c->csv, t);
+		}
+		csv_end_row(&c->csv);
+	} else {
+		char cells[8][256];
+		tline(c, "%s", title);
+		for (int i = 0; i < n && i < 8; i++)
+			title_of(c, &f[i], cells[i], sizeof(cells[i]));
+		table_cells(c, f, n, cells);
+		char rule[WIDTH + 1];
+		memset(rule, '-', WIDTH);
+		rule[WIDTH] = '\0';
+		tline(c, "%s", rule);
+	}
+}
+
+static void emit_row(struct ctx *c, const struct field *f, int n, const struct val *v)
+{
+	c->rows++;
+	if (c->fmt == FMT_JSON) {
+		jo_obj_begin(&c->jo);
+		for (int i = 0; i < n; i++) {
+			switch (f[i].type) {
+			case F_STR: jo_kstr(&c->jo, f[i].key, v[i].s); break;
+			case F_INT: jo_kint(&c->jo, f[i].key, (int64_t)v[i].d); break;
+			case F_TIME:
+				jo_kfixed(&c->jo, f[i].key, conv(c, v[i].d), unit_decimals[c->unit]);
+				break;
+			case F_PCT: jo_kfixed(&c->jo, f[i].key, v[i].d, 2); break;
+			case F_NUM: jo_kfixed(&c->jo, f[i].key, v[i].d, 3); break;
+			}
+		}
+		jo_obj_end(&c->jo);
+		return;
+	}
+	if (c->fmt == FMT_CSV) {
+		for (int i = 0; i < n; i++) {
+			switch (f[i].type) {
+			case F_STR: csv_str(&c->csv, v[i].s); break;
+			case F_INT: csv_int(&c->csv, (int64_t)v[i].d); break;
+			case F_TIME: csv_fixed(&c->csv, conv(c, v[i].d), unit_decimals[c->unit]); break;
+			case F_PCT: csv_fixed(&c->csv, v[i].d, 2); break;
+			case F_NUM: csv_fixed(&c->csv, v[i].d, 3); break;
+			}
+		}
+		csv_end_row(&c->csv);
+		return;
+	}
+	char cells[8][256];
+	for (int i = 0; i < n && i < 8; i++) {
+		int w = f[i].width > 0 ? f[i].width : 255;
+		switch (f[i].type) {
+		case F_STR: snprintf(cells[i], sizeof(cells[i]), "%s", v[i].s ? v[i].s : ""); break;
+		case F_INT: snprintf(cells[i], sizeof(cells[i]), "%.0f", v[i].d); break;
+		case F_TIME:
+			stats_fmt_num(conv(c, v[i].d), unit_decimals[c->unit], w, cells[i],
+				      sizeof(cells[i]));
+			break;
+		case F_PCT: stats_fmt_num(v[i].d, 2, w, cells[i], sizeof(cells[i])); break;
+		case F_NUM: stats_fmt_num(v[i].d, 3, w, cells[i], sizeof(cells[i])); break;
+		}
+	}
+	table_cells(c, f, n, cells);
+}
+
+static void emit_end(struct ctx *c)
+{
+	if (c->fmt == FMT_JSON) {
+		jo_arr_end(&c->jo);
+	} else if (c->fmt == FMT_TABLE) {
+		if (c->rows == 0)
+			tline(c, "%s", "(none)");
+		tline(c, "%s", "");
+	}
+}
+
+/* A view whose CSV does not exist. */
+static void no_data(struct ctx *c, const char *key, const char *what, const char *file)
+{
+	if (c->fmt == FMT_JSON) {
+		jo_key(&c->jo, key);
+		jo_null(&c->jo);
+	} else if (c->fmt == FMT_CSV) {
+		fprintf(stderr, "prof stats: %s: no data (%s absent)\n", what, file);
+	} else {
+		tline(c, "%s: no data (file absent: %s)", what, file);
+		tline(c, "%s", "");
+	}
+}
+
+static int load_failed(const char *err)
+{
+	fprintf(stderr, "prof stats: %s\n", err);
+	return 1;
+}
+
+static size_t shown(const struct ctx *c, size_t n, long top)
+{
+	return top > 0 && (size_t)top < n ? (size_t)top : n;
+}
+
+static const char *sort_title(const struct ctx *c)
+{
+	static const char *const t[] = { "total", "average", "max", "min", "calls" };
+	return t[c->sort];
+}
+
+/* ---- views ---- */
+
+static int emit_ops(struct ctx *c, long top, const char *key)
+{
+	char err[512];
+	struct stats_agg a;
+	int rc = stats_load_ops(c->outdir, &a, err, sizeof(err));
+	if (rc == STATS_ABSENT) {
+		no_data(c, key, "Operators", "operator_details.csv");
+		return 0;
+	}
+	if (rc != 0)
+		return load_failed(err);
+	stats_agg_sort(&a, c->sort, STATS_OP_TOTAL);
+	int table = c->fmt == FMT_TABLE, mn = c->sort == STATS_SORT_MIN;
+	const struct field f[] = {
+		{ "Name", "name", F_STR, 0 },
+		{ "Calls", "calls", F_INT, 6 },
+		{ "Total", "total", F_TIME, 10 },
+		{ "Avg", "avg", F_TIME, 10 },
+		{ "Min", "min", F_TIME, table && !mn ? -1 : 10 },
+		{ "Max", "max", F_TIME, table && mn ? -1 : 10 },
+		{ "Self", "self_total", F_TIME, 10 },
+		{ "Self Avg", "self_avg", F_TIME, -1 },
+		{ "Self Min", "self_min", F_TIME, -1 },
+		{ "Self Max", "self_max", F_TIME, -1 },
+		{ "Device", "device_total", F_TIME, 10 },
+	};
+	/* table rows hold at most 8 cells: the table leaves out the self
+	 * min/avg/max columns (csv and json have them) */
+	const struct field tf[] = { f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[10] };
+	int nf = table ? 8 : 11;
+	char title[200];
+	snprintf(title, sizeof(title), "Operators by %s host time (%zu names, operator_details.csv)",
+		 sort_title(c), a.n);
+	emit_begin(c, key, title, table ? tf : f, nf);
+	for (size_t i = 0; i < shown(c, a.n, top); i++) {
+		const struct stats_row *r = &a.rows[i];
+		struct val v[11] = {
+			{ r->name, 0 }, { NULL, (double)r->count },
+			{ NULL, r->sum[0] }, { NULL, stats_row_avg(r, 0) },
+			{ NULL, r->min[0] }, { NULL, r->max[0] },
+			{ NULL, r->sum[1] }, { NULL, stats_row_avg(r, 1) },
+			{ NULL, r->min[1] }, { NULL, r->max[1] },
+			{ NULL, r->sum[2] },
+		};
+		if (table) {
+			struct val tv[8] = { v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[10] };
+			emit_row(c, tf, nf, tv);
+		} else {
+			emit_row(c, f, nf, v);
+		}
+	}
+	emit_end(c);
+	stats_agg_free(&a);
+	return 0;
+}
+
+static int emit_kernels(struct ctx *c, long top, const char *key)
+{
+	char err[512];
+	const char *src;
+	struct stats_agg a;
+	int rc = stats_load_kernels(c->outdir, &a, &src, err, sizeof(err));
+	if (rc == STATS_ABSENT) {
+		no_data(c, key, "Kernels", "op_statistic.csv and kernel_details.csv");
+		return 0;
+	}
+	if (rc != 0)
+		return load_failed(err);
+	stats_agg_sort(&a, c->sort, 0);
+	double all = stats_agg_total(&a, 0);
+	const struct field f[] = {
+		{ "Name", "name", F_STR, 0 },
+		{ "Calls", "calls", F_INT, 6 },
+		{ "Total", "total", F_TIME, 10 },
+		{ "Avg", "avg", F_TIME, 10 },
+		{ "Min", "min", F_TIME, 10 },
+		{ "Max", "max", F_TIME, 10 },
+		{ "Ratio(%)", "ratio", F_PCT, 8 },
+	};
+	char title[200];
+	snprintf(title, sizeof(title), "Device tasks by %s time (%zu names, %s)", sort_title(c),
+		 a.n, src);
+	emit_begin(c, key, title, f, 7);
+	for (size_t i = 0; i < shown(c, a.n, top); i++) {
+		const struct stats_row *r = &a.rows[i];
+		struct val v[7] = {
+			{ r->name, 0 }, { NULL, (double)r->count }, { NULL, r->sum[0] },
+			{ NULL, stats_row_avg(r, 0) }, { NULL, r->min[0] }, { NULL, r->max[0] },
+			{ NULL, all > 0 ? 100.0 * r->sum[0] / all : 0 },
+		};
+		emit_row(c, f, 7, v);
+	}
+	emit_end(c);
+	stats_agg_free(&a);
+	return 0;
+}
+
+static int emit_api(struct ctx *c, long top, const char *key)
+{
+	char err[512];
+	struct stats_agg a;
+	int rc = stats_load_api(c->outdir, &a, err, sizeof(err));
+	if (rc == STATS_ABSENT) {
+		no_data(c, key, "Device API calls", "api_statistic.csv");
+		return 0;
+	}
+	if (rc != 0)
+		return load_failed(err);
+	stats_agg_sort(&a, c->sort, 0);
+	const struct field f[] = {
+		{ "Name", "name", F_STR, 0 },
+		{ "Level", "level", F_STR, 7 },
+		{ "Calls", "calls", F_INT, 6 },
+		{ "Total", "total", F_TIME, 10 },
+		{ "Avg", "avg", F_TIME, 10 },
+		{ "Min", "min", F_TIME, 10 },
+		{ "Max", "max", F_TIME, 10 },
+	};
+	char title[200];
+	snprintf(title, sizeof(title), "Device API calls by %s time (%zu names, api_statistic.csv)",
+		 sort_title(c), a.n);
+	emit_begin(c, key, title, f, 7);
+	for (size_t i = 0; i < shown(c, a.n, top); i++) {
+		const struct stats_row *r = &a.rows[i];
+		struct val v[7] = {
+			{ r->name, 0 }, { r->extra, 0 }, { NULL, (double)r->count },
+			{ NULL, r->sum[0] }, { NULL, stats_row_avg(r, 0) }, { NULL, r->min[0] },
+			{ NULL, r->max[0] },
+		};
+		emit_row(c, f, 7, v);
+	}
+	emit_end(c);
+	stats_agg_free(&a);
+	return 0;
+}
+
+static int emit_steps(struct ctx *c, const char *key)
+{
+	char err[512];
+	struct stats_steps s;
+	int rc = stats_load_steps(c->outdir, &s, err, sizeof(err));
+	if (rc == STATS_ABSENT) {
+		no_data(c, key, "Steps", "step_trace_time.csv");
+		return 0;
+	}
+	if (rc != 0)
+		return load_failed(err);
+	const struct field f[] = {
+		{ "Step", "step", F_INT, 5 },
+		{ "Dev", "device", F_INT, 3 },
+		{ "Total", "total", F_TIME, 0 },
+		{ "Compute", "computing", F_TIME, 11 },
+		{ "Comm", "communication_not_overlapped", F_TIME, 11 },
+		{ "Overlap", "overlapped", F_TIME, 11 },
+		{ "Free", "free", F_TIME, 11 },
+		{ "Other", "other", F_TIME, 11 },
+	};
+	/* Total takes what is left: 80 - 63 - 7 = 10 columns */
+	emit_begin(c, key, "Steps (step_trace_time.csv): Dev -1 host, Comm not overlapped,"
+		   " Other preparing", f, 8);
+	for (size_t i = 0; i < s.n; i++) {
+		const struct stats_step *r = &s.rows[i];
+		struct val v[8] = {
+			{ NULL, (double)r->step }, { NULL, r->device }, { NULL, r->total },
+			{ NULL, r->computing }, { NULL, r->comm_not_overlapped },
+			{ NULL, r->overlapped }, { NULL, r->free_time },
+			{ NULL, r->total - r->computing - r->comm_not_overlapped - r->free_time },
+		};
+		emit_row(c, f, 8, v);
+	}
+	emit_end(c);
+	stats_steps_free(&s);
+	return 0;
+}
+
+static int emit_memory(struct ctx *c, long top, const char *key)
+{
+	char err[512];
+	struct stats_memory m;
+	int rc = stats_load_memory(c->outdir, &m, err, sizeof(err));
+	if (rc == STATS_ABSENT) {
+		no_data(c, key, "Memory", "memory_record.csv and operator_memory.csv");
+		return 0;
+	}
+	if (rc != 0)
+		return load_failed(err);
+	if (c->fmt == FMT_JSON) {
+		jo_key(&c->jo, key);
+		jo_obj_begin(&c->jo);
+	}
+	const struct field df[] = {
+		{ "Device", "device", F_STR, 0 },
+		{ "Peak(MB)", "peak_mb", F_NUM, 12 },
+		{ "Peak at", "peak_time", F_TIME, 14 },
+		{ "Allocs", "allocs", F_INT, 8 },
+		{ "Frees", "frees", F_INT, 8 },
+		{ "Final(MB)", "final_mb", F_NUM, 12 },
+	};
+	const struct field af[] = {
+		{ "Name", "name", F_STR, 0 },
+		{ "Device", "device", F_STR, 8 },
+		{ "Size(KB)", "size_kb", F_NUM, 12 },
+		{ "Allocated at", "allocation_time", F_TIME, 16 },
+		{ "Held", "duration", F_TIME, 12 },
+	};
+	if (!m.have_records) {
+		no_data(c, "devices", "Memory per device", "memory_record.csv");
+	} else if (c->fmt != FMT_CSV) {
+		emit_begin(c, "devices", "Device memory (memory_record.csv; times since the launch)",
+			   df, 6);
+		for (size_t i = 0; i < m.ndevices; i++) {
+			const struct stats_mem_device *d = &m.devices[i];
+			struct val v[6] = { { d->device, 0 }, { NULL, d->peak_mb },
+					    { NULL, d->peak_ts_us }, { NULL, (double)d->allocs },
+					    { NULL, (double)d->frees }, { NULL, d->final_mb } };
+			emit_row(c, df, 6, v);
+		}
+		emit_end(c);
+	}
+	if (!m.have_allocs) {
+		no_data(c, "allocations", "Allocations", "operator_memory.csv");
+	} else {
+		char title[200];
+		snprintf(title, sizeof(title), "Largest allocations (%zu in operator_memory.csv;"
+			 " Held: until freed)", m.nallocs);
+		emit_begin(c, "allocations", title, af, 5);
+		for (size_t i = 0; i < shown(c, m.nallocs, top); i++) {
+			const struct stats_alloc *al = &m.allocs[i];
+			struct val v[5] = { { al->name, 0 }, { al->device, 0 }, { NULL, al->size_kb },
+					    { NULL, al->alloc_us }, { NULL, al->duration_us } };
+			emit_row(c, af, 5, v);
+		}
+		emit_end(c);
+	}
+	if (c->fmt == FMT_JSON)
+		jo_obj_end(&c->jo);
+	stats_memory_free(&m);
+	return 0;
+}
+
+static int emit_overview(struct ctx *c)
+{
+	char err[512];
+	struct stats_steps s;
+	int rc = stats_load_steps(c->outdir, &s, err, sizeof(err));
+	if (rc != 0 && rc != STATS_ABSENT)
+		return load_failed(err);
+	struct stats_step_summary sum = { 0 };
+	if (rc == 0) {
+		stats_steps_summarize(&s, &sum);
+		stats_steps_free(&s);
+	}
+	double base = sum.rows_total > 0 ? sum.rows_total : 1;
+	struct { const char *name, *key; double v; } split[] = {
+		{ "Computing", "computing", sum.computing },
+		{ "Communication (not overlapped)", "communication_not_overlapped", sum.communication },
+		{ "Free (device idle)", "free", sum.free_time },
+		{ "Other (preparing)", "other", sum.other },
+	};
+	if (c->fmt == FMT_CSV) {
+		csv_header(&c->csv, "Metric,Value,Share(%)");
+		if (rc == STATS_ABSENT) {
+			fprintf(stderr, "prof stats: Steps: no data (step_trace_time.csv absent)\n");
+			return 0;
+		}
+		csv_str(&c->csv, "Steps");
+		csv_uint(&c->csv, sum.steps);
+		csv_str(&c->csv, NULL);
+		csv_end_row(&c->csv);
+		char name[80];
+		snprintf(name, sizeof(name), "Total step time(%s)", unit(c));
+		csv_str(&c->csv, name);
+		csv_fixed(&c->csv, conv(c, sum.total), unit_decimals[c->unit]);
+		csv_str(&c->csv, NULL);
+		csv_end_row(&c->csv);
+		snprintf(name, sizeof(name), "Average step time(%s)", unit(c));
+		csv_str(&c->csv, name);
+		csv_fixed(&c->csv, conv(c, sum.avg), unit_decimals[c->unit]);
+		csv_str(&c->csv, NULL);
+		csv_end_row(&c->csv);
+		for (size_t i = 0; i < sizeof(split) / sizeof(split[0]); i++) {
+			snprintf(name, sizeof(name), "%s(%s)", split[i].name, unit(c));
+			csv_str(&c->csv, name);
+			csv_fixed(&c->csv, conv(c, split[i].v), unit_decimals[c->unit]);
+			csv_fixed(&c->csv, 100.0 * split[i].v / base, 2);
+			csv_end_row(&c->csv);
+		}
+		return 0;
+	}
+	if (c->fmt == FMT_JSON) {
+		jo_key(&c->jo, "overview");
+		if (rc == STATS_ABSENT) {
+			jo_null(&c->jo);
+		} else {
+			jo_obj_begin(&c->jo);
+			jo_kuint(&c->jo, "steps", sum.steps);
+			jo_kfixed(&c->jo, "total", conv(c, sum.total), unit_decimals[c->unit]);
+			jo_kfixed(&c->jo, "avg", conv(c, sum.avg), unit_decimals[c->unit]);
+			for (size_t i = 0; i < sizeof(split) / sizeof(split[0]); i++)
+				jo_kfixed(&c->jo, split[i].key, conv(c, split[i].v),
+					  unit_decimals[c->unit]);
+			jo_obj_end(&c->jo);
+		}
+	} else if (rc == STATS_ABSENT) {
+		no_data(c, "overview", "Steps", "step_trace_time.csv");
+	} else {
+		char a[32], b[32];
+		tline(c, "Run: %s", c->dir);
+		tline(c, "Steps: %zu   total %s %s   average %s %s", sum.steps,
+		      stats_fmt_num(conv(c, sum.total), unit_decimals[c->unit], 16, a, sizeof(a)),
+		      unit(c),
+		      stats_fmt_num(conv(c, sum.avg), unit_decimals[c->unit], 16, b, sizeof(b)),
+		      unit(c));
+		tline(c, "Step time split (step_trace_time.csv, all devices):");
+		for (size_t i = 0; i < sizeof(split) / sizeof(split[0]); i++)
+			tline(c, "  %-32s %14s %-2s %6.2f%%", split[i].name,
+			      stats_fmt_num(conv(c, split[i].v), unit_decimals[c->unit], 14, a,
+					    sizeof(a)), unit(c), 100.0 * split[i].v / base);
+		tline(c, "%s", "");
+	}
+	enum stats_sort keep = c->sort;
+	c->sort = STATS_SORT_TOTAL;
+	int r1 = emit_ops(c, 5, "top_operators");
+	int r2 = emit_kernels(c, 5, "top_kernels");
+	c->sort = keep;
+	return r1 ? r1 : r2;
+}
+
+static int emit_op_calls(struct ctx *c)
+{
+	char err[512];
+	struct stats_calls calls;
+	int rc = stats_load_op_calls(c->outdir, c->op, &calls, err, sizeof(err));
+	if (rc == STATS_ABSENT) {
+		fprintf(stderr, "prof stats: --op: no data (operator_details.csv absent)\n");
+		return 1;
+	}
+	if (rc != 0)
+		return load_failed(err);
+	if (calls.n == 0) {
+		fprintf(stderr, "prof stats: --op: no operator named '%s' in operator_details.csv\n",
+			c->op);
+		stats_calls_free(&calls);
+		return 1;
+	}
+	const struct field f[] = {
+		{ "#", "call", F_INT, 6 },
+		{ "Total", "total", F_TIME, 10 },
+		{ "Self", "self", F_TIME, 10 },
+		{ "Device", "device", F_TIME, 10 },
+		{ "Input Shapes", "input_shapes", F_STR, 0 },
+	};
+	char title[300];
+	snprintf(title, sizeof(title), "%zu calls of %s (operator_details.csv)", calls.n, c->op);
+	if (c->fmt == FMT_JSON)
+		jo_kstr(&c->jo, "operator", c->op);
+	emit_begin(c, "calls", title, f, 5);
+	for (size_t i = 0; i < calls.n; i++) {
+		const struct stats_call *r = &calls.rows[i];
+		struct val v[5] = { { NULL, (double)(i + 1) }, { NULL, r->total }, { NULL, r->self },
+				    { NULL, r->device }, { r->shapes, 0 } };
+		emit_row(c, f, 5, v);
+	}
+	emit_end(c);
+	stats_calls_free(&calls);
+	return 0;
+}
+
+/* ---- options ---- */
+
+static int pick(const char *opt, const char *arg, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (strcmp(arg, names[i]) == 0)
+			return i;
+	fprintf(stderr, "prof stats: %s: '%s' is not one of", opt, arg);
+	for (int i = 0; names[i]; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", names[i]);
+	fprintf(stderr, "\n");
+	return -1;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	enum { O_VIEW = 256, O_SORT, O_TOP, O_UNIT, O_OP, O_FORMAT };
+	static const struct option longopts[] = {
+		{ "view", required_argument, NULL, O_VIEW },
+		{ "sort", required_argument, NULL, O_SORT },
+		{ "top", required_argument, NULL, O_TOP },
+		{ "unit", required_argument, NULL, O_UNIT },
+		{ "op", required_argument, NULL, O_OP },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ctx c = { .view = V_OVERVIEW, .sort = STATS_SORT_TOTAL, .top = 15, .unit = 1,
+			 .fmt = FMT_TABLE, .out = stdout };
+	int ch, k;
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'h':
+			stats_usage(stdout);
+			return 0;
+		case O_VIEW:
+			if ((k = pick("--view", optarg, view_names)) < 0)
+				return 2;
+			c.view = (enum view)k;
+			break;
+		case O_SORT:
+			if ((k = pick("--sort", optarg, sort_names)) < 0)
+				return 2;
+			c.sort = (enum stats_sort)k;
+			break;
+		case O_UNIT:
+			if ((k = pick("--unit", optarg, unit_names)) < 0)
+				return 2;
+			c.unit = k;
+			break;
+		case O_FORMAT:
+			if ((k = pick("--format", optarg, fmt_names)) < 0)
+				return 2;
+			c.fmt = (enum fmt)k;
+			break;
+		case O_TOP: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || v < 0 || v > 1000000000) {
+				fprintf(stderr, "prof stats: --top: '%s' is not a whole number >= 0\n",
+					optarg);
+				return 2;
+			}
+			c.top = v;
+			break;
+		}
+		case O_OP:
+			c.op = optarg;
+			break;
+		default:
+			if (optopt)
+				fprintf(stderr, "prof stats: option '%s' needs a value; see 'prof stats "
+					"--help'\n", argv[optind - 1]);
+			else
+				fprintf(stderr, "prof stats: unknown option '%s'; see 'prof stats "
+					"--help'\n", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "prof stats: %s; see 'prof stats --help'\n",
+			argc - optind < 1 ? "a run directory is needed" : "one run directory only");
+		return 2;
+	}
+	if (c.fmt == FMT_CSV && c.view == V_ALL && !c.op) {
+		fprintf(stderr, "prof stats: --format csv writes one view; --view all needs "
+			"--format table or json\n");
+		return 2;
+	}
+	const char *dir = argv[optind];
+	struct stat sb;
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "prof stats: %s: not a run directory\n", dir);
+		return 1;
+	}
+	char outdir[4096], done[4200];
+	snprintf(outdir, sizeof(outdir), "%s/PROFILER_OUTPUT", dir);
+	snprintf(done, sizeof(done), "%s/parse.done", outdir);
+	if (stat(done, &sb) != 0) {
+		fprintf(stderr, "prof stats: %s has not been parsed (no PROFILER_OUTPUT/parse.done);"
+			" run 'prof parse %s' first\n", dir, dir);
+		return 1;
+	}
+	c.outdir = outdir;
+	c.dir = dir;
+	if (c.fmt == FMT_CSV)
+		csv_init(&c.csv, stdout);
+	if (c.fmt == FMT_JSON) {
+		jo_init_file(&c.jo, stdout, 2);
+		jo_obj_begin(&c.jo);
+		jo_kstr(&c.jo, "run", dir);
+		jo_kstr(&c.jo, "unit", unit(&c));
+	}
+	int rc = 0;
+	if (c.op) {
+		rc = emit_op_calls(&c);
+	} else {
+		int all = c.view == V_ALL;
+		if (!rc && (all || c.view == V_OVERVIEW))
+			rc = emit_overview(&c);
+		if (!rc && (all || c.view == V_STEPS))
+			rc = emit_steps(&c, "steps");
+		if (!rc && (all || c.view == V_OPS))
+			rc = emit_ops(&c, c.top, "operators");
+		if (!rc && (all || c.view == V_KERNELS))
+			rc = emit_kernels(&c, c.top, "kernels");
+		if (!rc && (all || c.view == V_API))
+			rc = emit_api(&c, c.top, "api");
+		if (!rc && (all || c.view == V_MEMORY))
+			rc = emit_memory(&c, c.top, "memory");
+	}
+	if (c.fmt == FMT_JSON) {
+		jo_obj_end(&c.jo);
+		if (jo_finish(&c.jo) != 0)
+			c.error = 1;
+		putchar('\n');
+	}
+	if (c.fmt == FMT_CSV && csv_finish(&c.csv) != 0)
+		c.error = 1;
+	if (!rc && c.error)
+		rc = 1;
+	return rc;
+}

@@ -1,0 +1,452 @@
+/*
+ * Cluster analysis: finding the runs, parsing them in worker processes,
+ * reading their step_trace_time.csv, cluster_step_trace_time.csv.
+ */
+#include "cluster/cluster.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/csv_out.h"
+#include "common/fsutil.h"
+#include "parse/out_file.h"
+
+#define OUT_NAME "cluster_analysis_output"
+
+static const char STEP_HEADER[] =
+	"Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,"
+	"Free,Stage,Bubble,Communication(Not Overlapped and Exclude Receive),Preparing";
+static const char CLUSTER_HEADER[] =
+	"Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,"
+	"Free,Stage,Bubble,Communication(Not Overlapped and Exclude Receive),Preparing";
+
+static int is_dir(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+struct runs { char **v; size_t n, cap; int err; };
+
+static void runs_add(struct runs *r, char *p)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 8;
+		char **v = realloc(r->v, cap * sizeof *v);
+		if (!v) {
+			free(p);
+			r->err = -ENOMEM;
+			return;
+		}
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n++] = p;
+}
+
+static void find_in(const char *dir, int depth, struct runs *r)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || strcmp(e->d_name, OUT_NAME) == 0)
+			continue;
+		char *p = fs_join(dir, e->d_name);
+		if (!p) {
+			r->err = -ENOMEM;
+			break;
+		}
+		if (!is_dir(p)) {
+			free(p);
+			continue;
+		}
+		char *raw = fs_join(p, "raw");
+		int run = ends_with(e->d_name, "_prof") && raw && is_dir(raw);
+		free(raw);
+		if (run) {
+			runs_add(r, p);
+		} else {
+			if (depth > 1)
+				find_in(p, depth - 1, r);
+			free(p);
+		}
+	}
+	closedir(d);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cluster_find_runs(const char *dir, char ***runs, size_t *n)
+{
+	struct runs r = { 0 };
+	find_in(dir, 3, &r);
+	if (r.err) {
+		cluster_free_runs(r.v, r.n);
+		return r.err;
+	}
+	qsort(r.v, r.n, sizeof *r.v, cmp_str);
+	*runs = r.v;
+	*n = r.n;
+	return 0;
+}
+
+void cluster_free_runs(char **runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(runs[i]);
+	free(runs);
+}
+
+int cluster_info_rank(const char *run_dir)
+{
+	char *p = fs_join(run_dir, "profiler_info.json"), *text = NULL;
+	size_t len;
+	int rank = -1;
+	if (p && fs_read_file(p, &text, &len) == 0) {
+		cJSON *root = cJSON_ParseWithLength(text, len);
+		cJSON *r = cJSON_GetObjectItemCaseSensitive(root, "rank");
+		if (cJSON_IsNumber(r) && r->valuedouble >= 0 && r->valuedouble <= 0x7fffffff)
+			rank = (int)r->valuedouble;
+		cJSON_Delete(root);
+	}
+	free(text);
+	free(p);
+	return rank;
+}
+
+/* One CSV line's numeric fields (no quoting: the file holds only numbers);
+ * the number of fields, or -1 when one is not a number. */
+static int split_nums(const char *line, size_t len, double *out, int max)
+{
+	int n = 0;
+	const char *p = line, *end = line + len;
+	while (p <= end && n < max) {
+		const char *q = memchr(p, ',', (size_t)(end - p));
+		if (!q)
+			q = end;
+		char buf[64];
+		size_t l = (size_t)(q - p);
+		if (l == 0 || l >= sizeof buf)
+			return -1;
+		memcpy(buf, p, l);
+		buf[l] = '\0';
+		char *e;
+		out[n++] = strtod(buf, &e);
+		if (*e)
+			return -1;
+		p = q + 1;
+		if (q == end)
+			break;
+	}
+	return n;
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+	int64_t x = ((const struct cluster_step *)a)->step;
+	int64_t y = ((const struct cluster_step *)b)->step;
+	return (x > y) - (x < y);
+}
+
+int cluster_read_step_csv(const char *text, struct cluster_rank *r)
+{
+	size_t hl = strcspn(text, "\r\n");
+	if (hl != sizeof STEP_HEADER - 1 || memcmp(text, STEP_HEADER, hl) != 0)
+		return -1;
+	const char *p = text + hl;
+	size_t cap = 0;
+	char *devs = NULL; /* per step: 1 when its row is a device row */
+	while (*p) {
+		p += strspn(p, "\r\n");
+		size_t l = strcspn(p, "\r\n");
+		if (l == 0)
+			break;
+		double f[CLUSTER_NCOLS + 2];
+		int nf = split_nums(p, l, f, CLUSTER_NCOLS + 2);
+		p += l;
+		if (nf != CLUSTER_NCOLS + 2)
+			continue;
+		struct cluster_step s = { .step = (int64_t)f[1] };
+		memcpy(s.v, f + 2, sizeof s.v);
+		int dev = f[0] >= 0;
+		size_t i;
+		for (i = 0; i < r->nsteps && r->steps[i].step != s.step; i++)
+			;
+		if (i < r->nsteps) {
+			/* a device row beats a host row; among equals, the larger Stage */
+			if (dev > devs[i] || (dev == devs[i] &&
+					      s.v[CLUSTER_STAGE] > r->steps[i].v[CLUSTER_STAGE])) {
+				r->steps[i] = s;
+				devs[i] = (char)dev;
+			}
+			continue;
+		}
+		if (r->nsteps == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct cluster_step *v = realloc(r->steps, cap * sizeof *v);
+			char *d = realloc(devs, cap);
+			if (v)
+				r->steps = v;
+			if (d)
+				devs = d;
+			if (!v || !d) {
+				free(devs);
+				return -ENOMEM;
+			}
+		}
+		devs[r->nsteps] = (char)dev;
+		r->steps[r->nsteps++] = s;
+	}
+	free(devs);
+	if (r->nsteps)
+		qsort(r->steps, r->nsteps, sizeof *r->steps, cmp_step);
+	return 0;
+}
+
+int cluster_write_step_trace(const char *out_dir, const struct cluster *c)
+{
+	struct out_file of;
+	int rc = out_file_open(&of, out_dir, "cluster_step_trace_time.csv");
+	if (rc)
+		return rc;
+	struct csv csv;
+	csv_init(&csv, of.f);
+	csv_header(&csv, CLUSTER_HEADER);
+	/* rows by step, then rank */
+	size_t *pos = calloc(c->n ? c->n : 1, sizeof *pos);
+	if (!pos) {
+		out_file_abort(&of);
+		return -ENOMEM;
+	}
+	for (;;) {
+		int64_t next = INT64_MAX;
+		int any = 0;
+		for (size_t i = 0; i < c->n; i++)
+			if (pos[i] < c->ranks[i].nsteps && c->ranks[i].steps[pos[i]].step <= next) {
+				next = c->ranks[i].steps[pos[i]].step;
+				any = 1;
+			}
+		if (!any)
+			break;
+		for (size_t i = 0; i < c->n; i++) {
+			const struct cluster_rank *r = &c->ranks[i];
+			if (pos[i] >= r->nsteps || r->steps[pos[i]].step != next)
+				continue;
+			const struct cluster_step *s = &r->steps[pos[i]++];
+			if (s->step >= 0)
+				csv_int(&csv, s->step);
+			else
+				csv_str(&csv, NULL);
+			csv_str(&csv, "rank");
+			csv_int(&csv, r->rank);
+			for (int k = 0; k < CLUSTER_NCOLS; k++)
+				csv_fixed(&csv, s->v[k], 3);
+			csv_end_row(&csv);
+		}
+	}
+	free(pos);
+	return out_file_commit(&of, csv_finish(&csv) != 0);
+}
+
+void cluster_free(struct cluster *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->ranks[i].dir);
+		free(c->ranks[i].steps);
+	}
+	free(c->ranks);
+	c->ranks = NULL;
+	c->n = 0;
+}
+
+/* Parses the runs, at most `jobs` worker processes at a time; st[i] gets
+ * each run's status. */
+static void parse_all(char **runs, size_t n, int jobs, const struct parse_opts *o,
+		      cluster_done_fn done, enum parse_status *st)
+{
+	pid_t *pids = calloc(n ? n : 1, sizeof *pids);
+	size_t next = 0, running = 0;
+	if (jobs < 1)
+		jobs = 1;
+	if (!pids) {
+		for (size_t i = 0; i < n; i++)
+			st[i] = PARSE_FAILED;
+		return;
+	}
+	fflush(NULL);
+	while (next < n || running) {
+		while (next < n && running < (size_t)jobs) {
+			pid_t pid = fork();
+			if (pid == 0) {
+				struct parse_report r;
+				enum parse_status s = parse_run_dir(runs[next], o, &r);
+				if (done && s != PARSE_FAILED)
+					done(runs[next], s, &r);
+				fflush(NULL);
+				_exit((int)s);
+			}
+			if (pid < 0) {
+				fprintf(o->log, "prof parse: %s: fork: %s\n", runs[next],
+					strerror(errno));
+				st[next++] = PARSE_FAILED;
+				continue;
+			}
+			pids[next++] = pid;
+			running++;
+		}
+		if (!running)
+			break;
+		int ws;
+		pid_t w = waitpid(-1, &ws, 0);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (size_t i = 0; i < next; i++)
+			if (pids[i] == w) {
+				pids[i] = 0;
+				running--;
+				st[i] = WIFEXITED(ws) && (WEXITSTATUS(ws) == PARSE_OK ||
+							  WEXITSTATUS(ws) == PARSE_DAMAGED)
+					? (enum parse_status)WEXITSTATUS(ws) : PARSE_FAILED;
+				if (!WIFEXITED(ws))
+					fprintf(o->log, "prof parse: %s: the parse worker died "
+						"(signal %d)\n", runs[i], WTERMSIG(ws));
+			}
+	}
+	free(pids);
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	int x = ((const struct cluster_rank *)a)->rank;
+	int y = ((const struct cluster_rank *)b)->rank;
+	return (x > y) - (x < y);
+}
+
+/* The runs' step tables, ranks assigned: profiler_info.json's, else the
+ * smallest ranks no run claims, in directory order. A rank claimed twice
+ * keeps the later directory (by name) and the other run is left out. */
+static int gather(char **runs, size_t n, const enum parse_status *st,
+		  const struct parse_opts *o, struct cluster *c)
+{
+	c->ranks = calloc(n ? n : 1, sizeof *c->ranks);
+	if (!c->ranks)
+		return -ENOMEM;
+	int *rank = malloc((n ? n : 1) * sizeof *rank);
+	if (!rank)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		rank[i] = st[i] == PARSE_FAILED ? -2 : cluster_info_rank(runs[i]);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = i + 1; k < n; k++)
+			if (rank[i] >= 0 && rank[k] == rank[i]) {
+				fprintf(o->log, "prof parse: %s and %s both are rank %d; "
+					"keeping %s\n", runs[i], runs[k], rank[i], runs[k]);
+				rank[i] = -2;
+			}
+	int cand = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rank[i] != -1)
+			continue;
+		for (;;) {
+			size_t k;
+			for (k = 0; k < n && rank[k] != cand; k++)
+				;
+			if (k == n)
+				break;
+			cand++;
+		}
+		rank[i] = cand;
+		fprintf(o->log, "prof parse: %s: no rank in profiler_info.json; taken as "
+			"rank %d (directory order)\n", runs[i], cand);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (rank[i] < 0)
+			continue;
+		char *p = fs_join(runs[i], "PROFILER_OUTPUT/step_trace_time.csv"), *text = NULL;
+		size_t len;
+		struct cluster_rank *r = &c->ranks[c->n];
+		r->rank = rank[i];
+		r->dir = strdup(runs[i]);
+		if (!p || !r->dir || fs_read_file(p, &text, &len) != 0 ||
+		    cluster_read_step_csv(text, r) != 0)
+			fprintf(o->log, "prof parse: %s: no readable step_trace_time.csv; "
+				"rank %d has no steps\n", runs[i], rank[i]);
+		free(text);
+		free(p);
+		c->n++;
+	}
+	free(rank);
+	qsort(c->ranks, c->n, sizeof *c->ranks, cmp_rank);
+	return 0;
+}
+
+enum parse_status cluster_parse(const char *dir, char **runs, size_t nruns, int jobs,
+				const struct parse_opts *o, cluster_done_fn done)
+{
+	enum parse_status *st = calloc(nruns ? nruns : 1, sizeof *st);
+	if (!st)
+		return PARSE_FAILED;
+	parse_all(runs, nruns, jobs, o, done, st);
+	enum parse_status res = PARSE_OK;
+	size_t ok = 0;
+	for (size_t i = 0; i < nruns; i++) {
+		if (st[i] != PARSE_FAILED)
+			ok++;
+		if (st[i] != PARSE_OK)
+			res = PARSE_DAMAGED;
+	}
+	struct cluster c = { 0 };
+	struct cluster_slow s = { 0 };
+	char *out = fs_join(dir, OUT_NAME);
+	int rc = -ENOMEM;
+	if (ok && out && gather(runs, nruns, st, o, &c) == 0 &&
+	    (rc = fs_mkdir_p(out)) == 0 &&
+	    (rc = cluster_write_step_trace(out, &c)) == 0 &&
+	    (rc = cluster_write_matrix(out, &c, o->log)) == 0 &&
+	    (rc = cluster_slow_analyse(&c, &s)) == 0)
+		rc = cluster_write_slow(out, &c, &s);
+	if (!ok) {
+		fprintf(o->log, "prof parse: %s: no run could be parsed\n", dir);
+		res = PARSE_FAILED;
+	} else if (rc) {
+		fprintf(o->log, "prof parse: %s: %s\n", out ? out : dir, strerror(-rc));
+		res = PARSE_FAILED;
+	} else {
+		printf("prof parse: %s: %zu ranks (%zu runs) -> %s\n", dir, c.n, nruns, out);
+		for (size_t i = 0; i < s.nslow; i++) {
+			const struct cluster_verdict *v = &s.slow[i];
+			printf("prof parse: slow rank %d: %s %.3f us above the median", v->rank,
+			       cluster_phase_name[v->phase], v->excess);
+			if (v->pct >= 0)
+				printf(" (+%.1f%%)", v->pct);
+			printf("\n");
+		}
+		if (!s.nslow)
+			printf("prof parse: no slow rank\n");
+	}
+	cluster_slow_free(&s);
+	cluster_free(&c);
+	free(out);
+	free(st);
+	return res;
+}

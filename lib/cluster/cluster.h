@@ -1,0 +1,111 @@
+/*
+ * Cluster analysis: a directory holding several run directories (one per
+ * rank) in, DIR/cluster_analysis_output/ out: cluster_step_trace_time.csv,
+ * cluster_communication_matrix.json and the slow-rank report
+ * cluster_slow_rank.txt / .json. Library code: it reports through `log`
+ * and returns a status; it never exits (the parse workers it forks do).
+ */
+#ifndef PROF_CLUSTER_H
+#define PROF_CLUSTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "parse/parse.h"
+
+/* The step_trace_time.csv columns after Device_id and Step, in order. */
+enum {
+	CLUSTER_COMPUTING, CLUSTER_COMM_NOT_OVERLAPPED, CLUSTER_OVERLAPPED,
+	CLUSTER_COMMUNICATION, CLUSTER_FREE, CLUSTER_STAGE, CLUSTER_BUBBLE,
+	CLUSTER_COMM_EXCL_RECEIVE, CLUSTER_PREPARING, CLUSTER_NCOLS
+};
+
+struct cluster_step {
+	int64_t step;                 /* -1: the run had no step */
+	double v[CLUSTER_NCOLS];      /* µs */
+};
+
+struct cluster_rank {
+	int rank;
+	char *dir;                    /* the run directory */
+	struct cluster_step *steps;   /* sorted by step */
+	size_t nsteps;
+};
+
+struct cluster {
+	struct cluster_rank *ranks;   /* sorted by rank */
+	size_t n;
+};
+
+/* The run directories under `dir` (children named *_prof holding raw/, up
+ * to three levels down; cluster_analysis_output/ is not entered), sorted.
+ * 0 with *n == 0 when there is none; -errno on failure. */
+int cluster_find_runs(const char *dir, char ***runs, size_t *n);
+void cluster_free_runs(char **runs, size_t n);
+
+/* "rank" of run_dir/profiler_info.json, or -1. */
+int cluster_info_rank(const char *run_dir);
+
+/* Reads a step_trace_time.csv (text) into r->steps: one row per step;
+ * several rows of a step (devices, processes) give the device row with the
+ * largest Stage, a host row (Device_id -1) only when no device row has the
+ * step. 0, or -1 when the header is not step_trace_time.csv's. */
+int cluster_read_step_csv(const char *text, struct cluster_rank *r);
+
+/* Writes cluster_step_trace_time.csv into out_dir. 0 or -errno. */
+int cluster_write_step_trace(const char *out_dir, const struct cluster *c);
+
+/* The slow-rank rule: a rank is slow in a phase when its mean over steps
+ * exceeds the median of the ranks' means by more than
+ * max(CLUSTER_SLOW_RATIO x median, CLUSTER_SLOW_MIN_US). */
+#define CLUSTER_SLOW_RATIO  0.10
+#define CLUSTER_SLOW_MIN_US 1000.0
+#define CLUSTER_NPHASES 3
+extern const int cluster_phase_col[CLUSTER_NPHASES];
+extern const char *const cluster_phase_name[CLUSTER_NPHASES];
+
+struct cluster_verdict {
+	int rank, phase;              /* phase: index into cluster_phase_* */
+	double value, median, excess; /* µs; excess = value - median */
+	double pct;                   /* excess / median x 100; < 0 when median is 0 */
+};
+
+struct cluster_slow {
+	/* per step and phase: the rank furthest above the median (lowest rank on
+	 * a tie; rank -1 when no rank is above it) */
+	size_t nsteps;
+	int64_t *steps;
+	struct cluster_verdict *worst;   /* nsteps x CLUSTER_NPHASES */
+	/* the slow ranks, by phase then excess (largest first) then rank */
+	struct cluster_verdict *slow;
+	size_t nslow;
+	/* per phase: the median of the ranks' means */
+	double median[CLUSTER_NPHASES];
+};
+
+int cluster_slow_analyse(const struct cluster *c, struct cluster_slow *s);
+void cluster_slow_free(struct cluster_slow *s);
+/* Writes cluster_slow_rank.txt and cluster_slow_rank.json. 0 or -errno. */
+int cluster_write_slow(const char *out_dir, const struct cluster *c,
+		       const struct cluster_slow *s);
+
+/* Merges the ranks' communication_matrix.json into
+ * cluster_communication_matrix.json, local ranks mapped to global ones
+ * through the groups' rank lists found in trace_view.json. 0 or -errno. */
+int cluster_write_matrix(const char *out_dir, const struct cluster *c, FILE *log);
+
+/* Called in the worker after each run's parse (to print a summary). */
+typedef void (*cluster_done_fn)(const char *run_dir, enum parse_status st,
+				const struct parse_report *r);
+
+/* The whole of `prof parse CLUSTER_DIR`: parses the runs with up to `jobs`
+ * worker processes at a time, then writes cluster_analysis_output/.
+ * PARSE_OK, PARSE_DAMAGED (some run damaged or failed; the outputs were
+ * written from the rest) or PARSE_FAILED (nothing parsed or written). */
+enum parse_status cluster_parse(const char *dir, char **runs, size_t nruns, int jobs,
+				const struct parse_opts *o, cluster_done_fn done);
+
+void cluster_free(struct cluster *c);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * prof stats: summaries of a run's PROFILER_OUTPUT/ CSVs. This library
+ * reads and aggregates; cmd/stats.c prints. Functions return 0,
+ * STATS_ABSENT when the CSV they read does not exist, or -1 with a message
+ * in err. Times are microseconds, as in the CSVs.
+ */
+#ifndef PROF_STATS_STATS_H
+#define PROF_STATS_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STATS_ABSENT 1
+#define STATS_METRICS 3
+
+/* ---- aggregation by name ---- */
+
+struct stats_row {
+	char *name;
+	char *extra;           /* a second key shown with the name (API level), or NULL */
+	uint64_t count;
+	double sum[STATS_METRICS], min[STATS_METRICS], max[STATS_METRICS];
+};
+
+struct stats_agg {
+	struct stats_row *rows;
+	size_t n, cap;
+	size_t *slots;         /* open addressing: row index + 1, 0 = empty */
+	size_t nslots;
+	int nmetrics;
+};
+
+enum stats_sort { STATS_SORT_TOTAL, STATS_SORT_AVG, STATS_SORT_MAX, STATS_SORT_MIN,
+		  STATS_SORT_COUNT };
+
+void stats_agg_init(struct stats_agg *a, int nmetrics);
+/* Adds `count` samples already summed (sum/min/max per metric) under
+ * (name, extra); extra may be NULL. 0, or -1 when out of memory. */
+int stats_agg_add(struct stats_agg *a, const char *name, const char *extra, uint64_t count,
+		  const double *sum, const double *min, const double *max);
+/* One sample: count 1, sum = min = max = v. */
+int stats_agg_add1(struct stats_agg *a, const char *name, const char *extra, const double *v);
+/* Orders the rows by `key` of metric `metric`: largest first, except
+ * STATS_SORT_MIN, smallest first; ties by name. */
+void stats_agg_sort(struct stats_agg *a, enum stats_sort key, int metric);
+double stats_row_avg(const struct stats_row *r, int metric);
+double stats_agg_total(const struct stats_agg *a, int metric);
+void stats_agg_free(struct stats_agg *a);
+
+/* ---- what each view reads ---- */
+
+/* A whole number or decimal ("12", "-1.500", "3e2"); 0, or -1 when s is
+ * empty or not a number. */
+int stats_parse_num(const char *s, double *out);
+
+struct stats_step {
+	int device;            /* -1: host only */
+	long step;
+	double total;          /* Preparing + Stage + Bubble: host step start to the last device end */
+	double computing, comm_not_overlapped, overlapped, communication, free_time,
+	       stage, bubble, preparing;
+};
+
+struct stats_steps {
+	struct stats_step *rows;
+	size_t n;
+};
+
+/* step_trace_time.csv, in file order. */
+int stats_load_steps(const char *outdir, struct stats_steps *s, char *err, size_t errlen);
+void stats_steps_free(struct stats_steps *s);
+
+struct stats_step_summary {
+	size_t steps;          /* distinct step numbers */
+	double total, avg;     /* per step: its longest row (device) */
+	double computing, communication, free_time, other;   /* sums over rows */
+	double rows_total;     /* the sum of every row's total (for shares) */
+};
+void stats_steps_summarize(const struct stats_steps *s, struct stats_step_summary *sum);
+
+/* Operators by name from operator_details.csv. Metrics: 0 host total,
+ * 1 host self, 2 device total. */
+#define STATS_OP_TOTAL 0
+#define STATS_OP_SELF 1
+#define STATS_OP_DEVICE 2
+int stats_load_ops(const char *outdir, struct stats_agg *a, char *err, size_t errlen);
+
+/* Device tasks by name (over devices), metric 0 the duration: from
+ * op_statistic.csv's device rows, or when that file is absent from
+ * kernel_details.csv. *source gets the file read. */
+int stats_load_kernels(const char *outdir, struct stats_agg *a, const char **source,
+		       char *err, size_t errlen);
+
+/* api_statistic.csv: name, extra = Level, metric 0 the duration. */
+int stats_load_api(const char *outdir, struct stats_agg *a, char *err, size_t errlen);
+
+struct stats_mem_device {
+	char *device;          /* "SIM:0" */
+	double peak_mb, peak_ts_us, final_mb;
+	uint64_t allocs, frees;
+};
+
+struct stats_alloc {
+	char *name, *device;
+	double size_kb, alloc_us, duration_us;   /* duration: NaN when never freed */
+};
+
+struct stats_memory {
+	int have_records, have_allocs;             /* which files exist */
+	struct stats_mem_device *devices;
+	size_t ndevices;
+	struct stats_alloc *allocs;                /* largest first */
+	size_t nallocs;
+};
+
+/* memory_record.csv and operator_memory.csv; STATS_ABSENT only when both
+ * are absent. */
+int stats_load_memory(const char *outdir, struct stats_memory *m, char *err, size_t errlen);
+void stats_memory_free(struct stats_memory *m);
+
+struct stats_call {
+	double total, self, device;
+	char *shapes;
+};
+
+struct stats_calls {
+	struct stats_call *rows;
+	size_t n;
+};
+
+/* Every row of operator_details.csv named `name`, in file order. */
+int stats_load_op_calls(const char *outdir, const char *name, struct stats_calls *c,
+			char *err, size_t errlen);
+void stats_calls_free(struct stats_calls *c);
+
+/* ---- text helpers for tables ---- */
+
+/* Columns `s` takes on a terminal (UTF-8 code points). */
+size_t stats_text_width(const char *s);
+/* Copies s into out (size outsz), cut to `width` columns with an ellipsis
+ * ("…") in the middle when longer. Returns out. */
+char *stats_ellipsize(const char *s, size_t width, char *out, size_t outsz);
+/* v with `decimals` decimals, fewer when that does not fit in `width`
+ * characters (and exponent form as a last resort). Returns out. */
+char *stats_fmt_num(double v, int decimals, int width, char *out, size_t outsz);
+
+#endif

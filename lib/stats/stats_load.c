@@ -1,0 +1,388 @@
+/* Loading each view's data from PROFILER_OUTPUT/ CSVs: see stats.h. */
+#include "stats/stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/csv_read.h"
+
+int stats_parse_num(const char *s, double *out)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	double v = strtod(s, &end);
+	if (end == s || *end != '\0')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Opens outdir/name; resolves the named columns (all needed). */
+static int open_csv(const char *outdir, const char *name, struct csv_table *t,
+		    const char *const *cols, int *idx, int ncols, char *err, size_t errlen)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", outdir, name);
+	int rc = csv_table_load(t, path, err, errlen);
+	if (rc != 0)
+		return rc == CSV_ABSENT ? STATS_ABSENT : -1;
+	for (int i = 0; i < ncols; i++) {
+		idx[i] = csv_column(t, cols[i]);
+		if (idx[i] < 0) {
+			snprintf(err, errlen, "%s: no column '%s'", path, cols[i]);
+			csv_table_free(t);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Reads numeric cells; an empty or bad cell is an error naming it. */
+static int nums(const struct csv_table *t, size_t row, const int *idx, int n, double *v,
+		const char *file, char *err, size_t errlen)
+{
+	for (int i = 0; i < n; i++) {
+		const char *c = csv_cell(t, row, (size_t)idx[i]);
+		if (stats_parse_num(c, &v[i]) != 0) {
+			snprintf(err, errlen, "%s: row %zu: '%s' is not a number (column %s)", file,
+				 row + 2, c, t->cells[idx[i]]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int stats_load_steps(const char *outdir, struct stats_steps *s, char *err, size_t errlen)
+{
+	static const char *const cols[] = { "Device_id", "Step", "Computing",
+		"Communication(Not Overlapped)", "Overlapped", "Communication", "Free", "Stage",
+		"Bubble", "Preparing" };
+	enum { NC = sizeof(cols) / sizeof(cols[0]) };
+	int idx[NC];
+	struct csv_table t;
+	memset(s, 0, sizeof(*s));
+	int rc = open_csv(outdir, "step_trace_time.csv", &t, cols, idx, NC, err, errlen);
+	if (rc != 0)
+		return rc;
+	s->rows = calloc(t.nrows ? t.nrows : 1, sizeof(*s->rows));
+	if (!s->rows) {
+		snprintf(err, errlen, "out of memory");
+		csv_table_free(&t);
+		return -1;
+	}
+	for (size_t r = 0; r < t.nrows; r++) {
+		double v[NC];
+		if (nums(&t, r, idx, NC, v, "step_trace_time.csv", err, errlen) != 0) {
+			csv_table_free(&t);
+			stats_steps_free(s);
+			return -1;
+		}
+		struct stats_step *st = &s->rows[s->n++];
+		st->device = (int)v[0];
+		st->step = (long)v[1];
+		st->computing = v[2];
+		st->comm_not_overlapped = v[3];
+		st->overlapped = v[4];
+		st->communication = v[5];
+		st->free_time = v[6];
+		st->stage = v[7];
+		st->bubble = v[8];
+		st->preparing = v[9];
+		st->total = st->preparing + st->stage + st->bubble;
+	}
+	csv_table_free(&t);
+	return 0;
+}
+
+void stats_steps_free(struct stats_steps *s)
+{
+	free(s->rows);
+	memset(s, 0, sizeof(*s));
+}
+
+void stats_steps_summarize(const struct stats_steps *s, struct stats_step_summary *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (size_t i = 0; i < s->n; i++) {
+		const struct stats_step *r = &s->rows[i];
+		sum->computing += r->computing;
+		sum->communication += r->comm_not_overlapped;
+		sum->free_time += r->free_time;
+		sum->rows_total += r->total;
+		/* a step's time: its longest row; count each step number once */
+		int seen = 0;
+		for (size_t j = 0; j < i; j++)
+			if (s->rows[j].step == r->step)
+				seen = 1;
+		if (seen)
+			continue;
+		double longest = r->total;
+		for (size_t j = i + 1; j < s->n; j++)
+			if (s->rows[j].step == r->step && s->rows[j].total > longest)
+				longest = s->rows[j].total;
+		sum->steps++;
+		sum->total += longest;
+	}
+	sum->other = sum->rows_total - sum->computing - sum->communication - sum->free_time;
+	if (fabs(sum->other) < 0.0005)
+		sum->other = 0;
+	sum->avg = sum->steps ? sum->total / (double)sum->steps : 0;
+}
+
+int stats_load_ops(const char *outdir, struct stats_agg *a, char *err, size_t errlen)
+{
+	static const char *const cols[] = { "Name", "Host Total Duration(us)",
+		"Host Self Duration(us)", "Device Total Duration(us)" };
+	int idx[4];
+	struct csv_table t;
+	stats_agg_init(a, 3);
+	int rc = open_csv(outdir, "operator_details.csv", &t, cols, idx, 4, err, errlen);
+	if (rc != 0)
+		return rc;
+	for (size_t r = 0; r < t.nrows; r++) {
+		double v[3];
+		if (nums(&t, r, idx + 1, 3, v, "operator_details.csv", err, errlen) != 0)
+			goto fail;
+		if (stats_agg_add1(a, csv_cell(&t, r, (size_t)idx[0]), NULL, v) != 0) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+	}
+	csv_table_free(&t);
+	return 0;
+fail:
+	csv_table_free(&t);
+	stats_agg_free(a);
+	return -1;
+}
+
+int stats_load_kernels(const char *outdir, struct stats_agg *a, const char **source,
+		       char *err, size_t errlen)
+{
+	static const char *const scols[] = { "Device_id", "OP Type", "Count", "Total Time(us)",
+		"Min Time(us)", "Max Time(us)" };
+	static const char *const kcols[] = { "Name", "Duration(us)" };
+	int idx[6];
+	struct csv_table t;
+	stats_agg_init(a, 1);
+	*source = "op_statistic.csv";
+	int rc = open_csv(outdir, *source, &t, scols, idx, 6, err, errlen);
+	if (rc == 0) {
+		for (size_t r = 0; r < t.nrows; r++) {
+			double dev;
+			if (stats_parse_num(csv_cell(&t, r, (size_t)idx[0]), &dev) == 0 && dev < 0)
+				continue;   /* host operators */
+			double v[4];
+			if (nums(&t, r, idx + 2, 4, v, *source, err, errlen) != 0)
+				goto fail;
+			if (stats_agg_add(a, csv_cell(&t, r, (size_t)idx[1]), NULL, (uint64_t)v[0],
+					  &v[1], &v[2], &v[3]) != 0)
+				goto oom;
+		}
+		csv_table_free(&t);
+		return 0;
+	}
+	if (rc != STATS_ABSENT)
+		return -1;
+	*source = "kernel_details.csv";
+	rc = open_csv(outdir, *source, &t, kcols, idx, 2, err, errlen);
+	if (rc != 0)
+		return rc;
+	for (size_t r = 0; r < t.nrows; r++) {
+		double v;
+		if (nums(&t, r, idx + 1, 1, &v, *source, err, errlen) != 0)
+			goto fail;
+		if (stats_agg_add1(a, csv_cell(&t, r, (size_t)idx[0]), NULL, &v) != 0)
+			goto oom;
+	}
+	csv_table_free(&t);
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	csv_table_free(&t);
+	stats_agg_free(a);
+	return -1;
+}
+
+int stats_load_api(const char *outdir, struct stats_agg *a, char *err, size_t errlen)
+{
+	static const char *const cols[] = { "Level", "API Name", "Count", "Time(us)", "Min(us)",
+		"Max(us)" };
+	int idx[6];
+	struct csv_table t;
+	stats_agg_init(a, 1);
+	int rc = open_csv(outdir, "api_statistic.csv", &t, cols, idx, 6, err, errlen);
+	if (rc != 0)
+		return rc;
+	for (size_t r = 0; r < t.nrows; r++) {
+		double v[4];
+		if (nums(&t, r, idx + 2, 4, v, "api_statistic.csv", err, errlen) != 0)
+			goto fail;
+		if (stats_agg_add(a, csv_cell(&t, r, (size_t)idx[1]), csv_cell(&t, r, (size_t)idx[0]),
+				  (uint64_t)v[0], &v[1], &v[2], &v[3]) != 0) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+	}
+	csv_table_free(&t);
+	return 0;
+fail:
+	csv_table_free(&t);
+	stats_agg_free(a);
+	return -1;
+}
+
+static int cmp_alloc(const void *pa, const void *pb)
+{
+	const struct stats_alloc *a = pa, *b = pb;
+	if (a->size_kb != b->size_kb)
+		return a->size_kb > b->size_kb ? -1 : 1;
+	return a->alloc_us < b->alloc_us ? -1 : a->alloc_us > b->alloc_us;
+}
+
+int stats_load_memory(const char *outdir, struct stats_memory *m, char *err, size_t errlen)
+{
+	static const char *const rcols[] = { "Timestamp(us)", "Total Allocated(MB)", "Device Type" };
+	static const char *const acols[] = { "Name", "Size(KB)", "Allocation Time(us)",
+		"Duration(us)", "Device Type" };
+	int idx[5];
+	struct csv_table t;
+	memset(m, 0, sizeof(*m));
+	int rc = open_csv(outdir, "memory_record.csv", &t, rcols, idx, 3, err, errlen);
+	if (rc == -1)
+		return -1;
+	if (rc == 0) {
+		m->have_records = 1;
+		m->devices = calloc(t.nrows ? t.nrows : 1, sizeof(*m->devices));
+		if (!m->devices)
+			goto oom;
+		double prev_total[64] = { 0 };
+		for (size_t r = 0; r < t.nrows; r++) {
+			double v[2];
+			if (nums(&t, r, idx, 2, v, "memory_record.csv", err, errlen) != 0)
+				goto fail;
+			const char *dev = csv_cell(&t, r, (size_t)idx[2]);
+			size_t d = 0;
+			while (d < m->ndevices && strcmp(m->devices[d].device, dev) != 0)
+				d++;
+			struct stats_mem_device *md = &m->devices[d];
+			if (d == m->ndevices) {
+				md->device = strdup(dev);
+				if (!md->device)
+					goto oom;
+				m->ndevices++;
+			}
+			double before = d < 64 ? prev_total[d] : md->final_mb;
+			if (v[1] >= before)
+				md->allocs++;
+			else
+				md->frees++;
+			if (d < 64)
+				prev_total[d] = v[1];
+			if (v[1] > md->peak_mb || md->allocs + md->frees == 1) {
+				md->peak_mb = v[1];
+				md->peak_ts_us = v[0];
+			}
+			md->final_mb = v[1];
+		}
+		csv_table_free(&t);
+	}
+	int arc = open_csv(outdir, "operator_memory.csv", &t, acols, idx, 5, err, errlen);
+	if (arc == -1) {
+		stats_memory_free(m);
+		return -1;
+	}
+	if (arc == 0) {
+		m->have_allocs = 1;
+		m->allocs = calloc(t.nrows ? t.nrows : 1, sizeof(*m->allocs));
+		if (!m->allocs)
+			goto oom;
+		for (size_t r = 0; r < t.nrows; r++) {
+			double v[2];
+			if (nums(&t, r, idx + 1, 2, v, "operator_memory.csv", err, errlen) != 0)
+				goto fail;
+			struct stats_alloc *al = &m->allocs[m->nallocs++];
+			al->size_kb = v[0];
+			al->alloc_us = v[1];
+			if (stats_parse_num(csv_cell(&t, r, (size_t)idx[3]), &al->duration_us) != 0)
+				al->duration_us = NAN;
+			al->name = strdup(csv_cell(&t, r, (size_t)idx[0]));
+			al->device = strdup(csv_cell(&t, r, (size_t)idx[4]));
+			if (!al->name || !al->device)
+				goto oom;
+		}
+		csv_table_free(&t);
+		qsort(m->allocs, m->nallocs, sizeof(*m->allocs), cmp_alloc);
+	}
+	return rc == STATS_ABSENT && arc == STATS_ABSENT ? STATS_ABSENT : 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	csv_table_free(&t);
+	stats_memory_free(m);
+	return -1;
+}
+
+void stats_memory_free(struct stats_memory *m)
+{
+	for (size_t i = 0; i < m->ndevices; i++)
+		free(m->devices[i].device);
+	for (size_t i = 0; i < m->nallocs; i++) {
+		free(m->allocs[i].name);
+		free(m->allocs[i].device);
+	}
+	free(m->devices);
+	free(m->allocs);
+	memset(m, 0, sizeof(*m));
+}
+
+int stats_load_op_calls(const char *outdir, const char *name, struct stats_calls *c,
+			char *err, size_t errlen)
+{
+	static const char *const cols[] = { "Name", "Host Total Duration(us)",
+		"Host Self Duration(us)", "Device Total Duration(us)", "Input Shapes" };
+	int idx[5];
+	struct csv_table t;
+	memset(c, 0, sizeof(*c));
+	int rc = open_csv(outdir, "operator_details.csv", &t, cols, idx, 5, err, errlen);
+	if (rc != 0)
+		return rc;
+	c->rows = calloc(t.nrows ? t.nrows : 1, sizeof(*c->rows));
+	if (!c->rows)
+		goto oom;
+	for (size_t r = 0; r < t.nrows; r++) {
+		if (strcmp(csv_cell(&t, r, (size_t)idx[0]), name) != 0)
+			continue;
+		double v[3];
+		if (nums(&t, r, idx + 1, 3, v, "operator_details.csv", err, errlen) != 0)
+			goto fail;
+		struct stats_call *call = &c->rows[c->n];
+		call->shapes = strdup(csv_cell(&t, r, (size_t)idx[4]));
+		if (!call->shapes)
+			goto oom;
+		c->n++;
+		call->total = v[0];
+		call->self = v[1];
+		call->device = v[2];
+	}
+	csv_table_free(&t);
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	csv_table_free(&t);
+	stats_calls_free(c);
+	return -1;
+}
+
+void stats_calls_free(struct stats_calls *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->rows[i].shapes);
+	free(c->rows);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,95 @@
+"""`prof parse DIR` on a directory of per-rank runs: four ranks of
+sim_ranks, run one after another (RANK=r prof run -o DIR), one of them slow
+in a known phase; cluster_analysis_output/ has every (rank, step) row and
+the slow-rank report names the rank and the phase."""
+import csv
+import json
+import os
+import subprocess
+import unittest
+
+from proftest import PROF, ProfTestCase, workload
+
+STEPS = 3
+RANKS = 4
+HEADER = ["Step", "Type", "Index", "Computing", "Communication(Not Overlapped)",
+          "Overlapped", "Communication", "Free", "Stage", "Bubble",
+          "Communication(Not Overlapped and Exclude Receive)", "Preparing"]
+
+
+class Cluster(ProfTestCase):
+    def run_ranks(self, slow_rank, phase, with_rank=True):
+        out = os.path.join(self.tmp, "cluster")
+        for r in range(RANKS):
+            env = dict(os.environ)
+            env.pop("RANK", None)
+            if with_rank:
+                env["RANK"] = str(r)
+            p = subprocess.run([PROF, "run", "-o", out, "--sampling-interval", "0", "--",
+                                workload("sim_ranks"), str(STEPS), str(slow_rank), phase],
+                               capture_output=True, text=True, env=env, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+        p = subprocess.run([PROF, "parse", "-j", "2", out], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.out = os.path.join(out, "cluster_analysis_output")
+        return p
+
+    def rows(self):
+        with open(os.path.join(self.out, "cluster_step_trace_time.csv"), newline="") as f:
+            rows = list(csv.reader(f))
+        self.assertEqual(rows[0], HEADER)
+        return [dict(zip(HEADER, r)) for r in rows[1:]]
+
+    def slow(self):
+        with open(os.path.join(self.out, "cluster_slow_rank.json")) as f:
+            return json.load(f)
+
+    def check_rows(self, rows):
+        self.assertEqual(len(rows), RANKS * STEPS, rows)
+        got = sorted((int(r["Step"]), int(r["Index"])) for r in rows)
+        self.assertEqual(got, [(s, r) for s in range(1, STEPS + 1) for r in range(RANKS)])
+        self.assertTrue(all(r["Type"] == "rank" for r in rows))
+
+    def test_slow_in_free(self):
+        p = self.run_ranks(2, "free")
+        rows = self.rows()
+        self.check_rows(rows)
+        for r in rows:
+            free = float(r["Free"])
+            if r["Index"] == "2":
+                self.assertGreater(free, 12000, r)
+            else:
+                self.assertLess(free, 3000, r)
+        s = self.slow()
+        self.assertEqual([(v["rank"], v["phase"]) for v in s["slow"]], [(2, "Free")], s)
+        self.assertGreater(s["slow"][0]["excess_us"], 12000)
+        with open(os.path.join(self.out, "cluster_slow_rank.txt")) as f:
+            txt = f.read()
+        self.assertIn("rank 2 is slow in Free", txt)
+        self.assertIn("max(10% of that median, 1 ms)", txt)
+        self.assertIn("slow rank 2: Free", p.stdout)
+        m = json.load(open(os.path.join(self.out, "cluster_communication_matrix.json")))
+        links = m["(0, 1, 2, 3)"]["step1"]["allreduce-total@world"]
+        self.assertEqual(sorted(links), ["0-0", "1-1", "2-2", "3-3"])
+
+    def test_slow_in_computing(self):
+        self.run_ranks(1, "compute")
+        self.check_rows(self.rows())
+        s = self.slow()
+        self.assertEqual([(v["rank"], v["phase"]) for v in s["slow"]], [(1, "Computing")], s)
+        self.assertAlmostEqual(s["slow"][0]["excess_us"], 15000, delta=3000)
+        self.assertAlmostEqual(s["slow"][0]["excess_pct"], 75, delta=15)
+        for st in s["steps"]:
+            self.assertEqual(st["worst"][0]["rank"], 1, st)
+
+    def test_no_slow_rank_and_ranks_by_order(self):
+        p = self.run_ranks(-1, "none", with_rank=False)
+        self.assertIn("no rank in profiler_info.json", p.stderr)
+        self.check_rows(self.rows())
+        self.assertEqual(self.slow()["slow"], [])
+        self.assertIn("no slow rank", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,214 @@
+"""prof stats: summary tables from a run's PROFILER_OUTPUT CSVs, checked
+against the CSVs themselves."""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import unittest
+
+from proftest import PROF, PYTHON, SRC, ProfTestCase, workload
+
+
+def has_torch():
+    return subprocess.run([PYTHON, "-c", "import torch"], capture_output=True).returncode == 0
+
+
+def stats(run_dir, *options):
+    p = subprocess.run([PROF, "stats", *options, run_dir], capture_output=True, text=True,
+                       timeout=60)
+    return p
+
+
+def body_rows(out, title_start):
+    """The data rows of the table whose title starts with title_start."""
+    lines = out.splitlines()
+    i = next(k for k, l in enumerate(lines) if l.startswith(title_start))
+    rows = []
+    for l in lines[i + 3:]:
+        if not l.strip():
+            break
+        rows.append(l)
+    return rows
+
+
+class StatsCase(ProfTestCase):
+    def assertFits(self, out):
+        for line in out.splitlines():
+            self.assertLessEqual(len(line), 80, line)
+
+    def ok(self, run_dir, *options):
+        p = stats(run_dir, *options)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        if "--format" not in options:
+            self.assertFits(p.stdout)
+        return p.stdout
+
+
+class HostSteps(StatsCase):
+    def setUp(self):
+        super().setUp()
+        self.run = self.prof_run([workload("tx_steps"), "6", "2"])
+        self.assertEqual(self.run.rc, 0, self.run.stderr)
+        self.steps = self.run.csv_rows("step_trace_time.csv")[1:]
+
+    def test_overview(self):
+        out = self.ok(self.run.run_dir)
+        total = sum(float(r[7]) for r in self.steps)      # host rows: Stage
+        self.assertIn("Steps: 6 ", out)
+        self.assertIn("total %.3f ms" % (total / 1000), out)
+        self.assertIn("average %.3f ms" % (total / 6000), out)
+        self.assertIn("Operators by total host time", out)
+
+    def test_steps_view_matches_csv(self):
+        out = self.ok(self.run.run_dir, "--view", "steps", "--unit", "us")
+        rows = [l.split() for l in body_rows(out, "Steps")]
+        self.assertEqual([int(r[0]) for r in rows], [1, 2, 3, 4, 5, 6])
+        for r, c in zip(rows, self.steps):
+            self.assertEqual(r[1], "-1")
+            self.assertEqual(r[2], c[7])    # Total = Stage for a host-only step
+            self.assertEqual(r[6], c[6])    # Free
+
+    def test_csv_and_json(self):
+        out = self.ok(self.run.run_dir, "--view", "steps", "--format", "csv", "--unit", "s")
+        rows = list(csv.reader(io.StringIO(out)))
+        self.assertEqual(rows[0][0], "Step")
+        self.assertEqual(rows[0][2], "Total(s)")
+        self.assertEqual(len(rows), 7)
+        self.assertAlmostEqual(float(rows[1][2]), float(self.steps[0][7]) / 1e6, places=6)
+        j = json.loads(self.ok(self.run.run_dir, "--view", "all", "--format", "json"))
+        self.assertEqual(j["unit"], "ms")
+        self.assertEqual(j["overview"]["steps"], 6)
+        self.assertEqual(len(j["steps"]), 6)
+        self.assertEqual(j["operators"], [])
+
+    def test_bad_options(self):
+        for opt, val in (("--view", "nope"), ("--sort", "size"), ("--unit", "h"),
+                         ("--format", "xml"), ("--top", "-1"), ("--top", "ten")):
+            p = stats(self.run.run_dir, opt, val)
+            self.assertEqual(p.returncode, 2, (opt, val))
+            self.assertIn(opt, p.stderr)
+        p = stats(self.run.run_dir, "--view", "all", "--format", "csv")
+        self.assertEqual(p.returncode, 2)
+        p = subprocess.run([PROF, "stats", "--bogus", self.run.run_dir], capture_output=True,
+                           text=True)
+        self.assertEqual(p.returncode, 2)
+
+    def test_help_lists_every_option(self):
+        p = subprocess.run([PROF, "stats", "--help"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0)
+        for opt in ("--view", "--sort", "--top", "--unit", "--op", "--format", "--help"):
+            self.assertIn(opt, p.stdout)
+        self.assertFits(p.stdout)
+
+    def test_unparsed_and_absent_files(self):
+        os.remove(self.run.output("parse.done"))
+        p = stats(self.run.run_dir)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("prof parse", p.stderr)
+        open(self.run.output("parse.done"), "w").close()
+        os.remove(self.run.output("api_statistic.csv"))
+        os.remove(self.run.output("step_trace_time.csv"))
+        out = self.ok(self.run.run_dir, "--view", "all")
+        self.assertIn("Device API calls: no data (file absent", out)
+        self.assertIn("Steps: no data (file absent", out)
+        j = json.loads(self.ok(self.run.run_dir, "--view", "all", "--format", "json"))
+        self.assertIsNone(j["api"])
+
+
+class DeviceTasks(StatsCase):
+    def setUp(self):
+        super().setUp()
+        self.run = self.prof_run([workload("sim_overlap")])
+        self.assertEqual(self.run.rc, 0, self.run.stderr)
+
+    def test_kernels_match_op_statistic(self):
+        dev = [r for r in self.run.csv_rows("op_statistic.csv")[1:] if r[0] != "-1"]
+        self.assertTrue(dev)
+        out = self.ok(self.run.run_dir, "--view", "kernels", "--top", "0")
+        rows = [l.split() for l in body_rows(out, "Device tasks")]
+        self.assertEqual(len(rows), len(dev))
+        by_name = {r[0]: r for r in rows}
+        for d in dev:
+            self.assertEqual(by_name[d[1]][1], d[3])                           # calls
+            self.assertEqual(by_name[d[1]][2], "%.3f" % (float(d[4]) / 1000))  # total ms
+        totals = [float(r[2]) for r in rows]
+        self.assertEqual(totals, sorted(totals, reverse=True))
+
+    def test_top_and_sort(self):
+        out = self.ok(self.run.run_dir, "--view", "kernels", "--top", "2", "--sort", "min")
+        rows = [l.split() for l in body_rows(out, "Device tasks")]
+        self.assertEqual(len(rows), 2)
+        mins = [float(r[4]) for r in rows]
+        self.assertEqual(mins, sorted(mins))
+        out = self.ok(self.run.run_dir, "--view", "api", "--sort", "count", "--format", "csv")
+        rows = list(csv.reader(io.StringIO(out)))[1:]
+        counts = [int(r[2]) for r in rows]
+        self.assertEqual(counts, sorted(counts, reverse=True))
+        api = self.run.csv_rows("api_statistic.csv")[1:]
+        self.assertEqual(sorted(r[0] for r in rows), sorted(r[2] for r in api))
+
+    def test_step_breakdown(self):
+        st = self.run.csv_rows("step_trace_time.csv")[1:]
+        out = self.ok(self.run.run_dir, "--view", "steps", "--unit", "us")
+        rows = [l.split() for l in body_rows(out, "Steps")]
+        self.assertEqual(len(rows), len(st))
+        r, c = rows[0], st[0]
+        self.assertEqual(r[3], c[2])     # Computing
+        self.assertEqual(r[4], c[3])     # Communication (not overlapped)
+        self.assertEqual(r[5], c[4])     # Overlapped
+        total = float(c[10]) + float(c[7]) + float(c[8])   # Preparing + Stage + Bubble
+        self.assertAlmostEqual(float(r[2]), total, places=2)
+        out = self.ok(self.run.run_dir)
+        self.assertIn("Computing", out)
+        self.assertIn("gemm", out)
+
+    def test_memory_view(self):
+        out = self.ok(self.run.run_dir, "--view", "memory")
+        self.assertIn("Device memory", out)
+        self.assertIn("Largest allocations", out)
+
+
+@unittest.skipUnless(has_torch(), "needs torch")
+class Operators(StatsCase):
+    def setUp(self):
+        super().setUp()
+        self.run = self.prof_run([PYTHON, os.path.join(SRC, "share/prof/examples/train.py"),
+                                  "--steps", "5"], timeout=300)
+        self.assertEqual(self.run.rc, 0, self.run.stderr)
+        self.ops = self.run.csv_rows("operator_details.csv")[1:]
+        self.assertTrue(self.ops)
+
+    def test_ops_view(self):
+        out = self.ok(self.run.run_dir, "--view", "ops", "--format", "json", "--top", "0",
+                      "--unit", "us")
+        rows = json.loads(out)["operators"]
+        names = {r[0] for r in self.ops}
+        self.assertEqual({r["name"] for r in rows}, names)
+        for r in rows:
+            calls = [o for o in self.ops if o[0] == r["name"]]
+            self.assertEqual(r["calls"], len(calls))
+            self.assertAlmostEqual(r["total"], sum(float(o[4]) for o in calls), places=1)
+            self.assertAlmostEqual(r["self_total"], sum(float(o[3]) for o in calls), places=1)
+        totals = [r["total"] for r in rows]
+        self.assertEqual(totals, sorted(totals, reverse=True))
+        out = self.ok(self.run.run_dir, "--view", "ops", "--top", "3")
+        self.assertEqual(len(body_rows(out, "Operators")), min(3, len(names)))
+
+    def test_op_calls(self):
+        name = self.ops[0][0]
+        calls = [o for o in self.ops if o[0] == name]
+        out = self.ok(self.run.run_dir, "--op", name, "--unit", "us")
+        rows = body_rows(out, "%d calls of" % len(calls))
+        self.assertEqual(len(rows), len(calls))
+        self.assertEqual(rows[0].split()[1], calls[0][4])
+        out = self.ok(self.run.run_dir, "--op", name, "--format", "csv")
+        self.assertEqual(len(list(csv.reader(io.StringIO(out)))), len(calls) + 1)
+        p = stats(self.run.run_dir, "--op", "no_such_operator")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("no_such_operator", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,172 @@
+/* Cluster analysis on constructed per-rank step_trace_time.csv: reading,
+ * cluster_step_trace_time.csv, and the slow-rank rule exactly. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cluster/cluster.h"
+#include "common/fsutil.h"
+#include "unit.h"
+
+#define HEADER "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped," \
+	"Communication,Free,Stage,Bubble,Communication(Not Overlapped and Exclude Receive)," \
+	"Preparing\n"
+
+/* One rank's CSV: `steps` steps, each Computing comp, Comm(NO) comm, Free free. */
+static char *csv_for(int steps, double comp, double comm, double free_us)
+{
+	static char buf[4096];
+	size_t n = (size_t)snprintf(buf, sizeof buf, HEADER);
+	for (int s = 1; s <= steps; s++)
+		n += (size_t)snprintf(buf + n, sizeof buf - n,
+				      "0,%d,%.3f,%.3f,0.000,%.3f,%.3f,%.3f,0.000,%.3f,1.000\n",
+				      s, comp, comm, comm, free_us, comp + comm + free_us, comm);
+	return buf;
+}
+
+static void add_rank(struct cluster *c, int rank, const char *csv)
+{
+	c->ranks = realloc(c->ranks, (c->n + 1) * sizeof *c->ranks);
+	struct cluster_rank *r = &c->ranks[c->n++];
+	memset(r, 0, sizeof *r);
+	r->rank = rank;
+	r->dir = strdup("x");
+	CHECK(cluster_read_step_csv(csv, r) == 0);
+}
+
+static void test_read(void)
+{
+	struct cluster_rank r = { 0 };
+	/* a host row and two device rows of step 2: the device row with the larger Stage */
+	const char *csv = HEADER
+		"-1,2,0.000,0.000,0.000,0.000,50.000,50.000,0.000,0.000,0.000\n"
+		"0,2,10.000,0.000,0.000,0.000,1.000,11.000,0.000,0.000,0.000\n"
+		"1,2,20.000,0.000,0.000,0.000,1.000,21.000,0.000,0.000,0.000\n"
+		"0,1,5.000,1.000,0.000,1.000,0.000,6.000,0.000,1.000,0.500\n";
+	CHECK(cluster_read_step_csv(csv, &r) == 0);
+	CHECK(r.nsteps == 2);
+	CHECK(r.steps[0].step == 1 && r.steps[1].step == 2);
+	CHECK(r.steps[1].v[CLUSTER_COMPUTING] == 20.0);
+	CHECK(r.steps[0].v[CLUSTER_PREPARING] == 0.5);
+	free(r.steps);
+	struct cluster_rank bad = { 0 };
+	CHECK(cluster_read_step_csv("Step,Type\n1,2\n", &bad) == -1);
+	CHECK(bad.nsteps == 0);
+}
+
+static void test_slow_free(void)
+{
+	struct cluster c = { 0 };
+	add_rank(&c, 0, csv_for(3, 20000, 10000, 100));
+	add_rank(&c, 1, csv_for(3, 20000, 10000, 100));
+	add_rank(&c, 2, csv_for(3, 20000, 10000, 100));
+	add_rank(&c, 3, csv_for(3, 20000, 10000, 15100));
+	struct cluster_slow s;
+	CHECK(cluster_slow_analyse(&c, &s) == 0);
+	CHECK(s.nsteps == 3);
+	CHECK(s.nslow == 1);
+	CHECK(s.slow[0].rank == 3);
+	CHECK(strcmp(cluster_phase_name[s.slow[0].phase], "Free") == 0);
+	CHECK(s.slow[0].excess == 15000.0);
+	CHECK(s.slow[0].pct == 15000.0);
+	/* every step's worst Free is rank 3; Computing has no rank above the median */
+	for (size_t t = 0; t < s.nsteps; t++) {
+		CHECK(s.worst[t * CLUSTER_NPHASES + 2].rank == 3);
+		CHECK(s.worst[t * CLUSTER_NPHASES + 0].rank == -1);
+	}
+	/* the outputs */
+	const char *tmp = getenv("PROF_TEST_TMP");
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/test_cluster.%d", tmp ? tmp : "/tmp", (int)getpid());
+	CHECK(fs_mkdir_p(dir) == 0);
+	CHECK(cluster_write_step_trace(dir, &c) == 0);
+	CHECK(cluster_write_slow(dir, &c, &s) == 0);
+	char *p = fs_join(dir, "cluster_step_trace_time.csv"), *text = NULL;
+	size_t len;
+	CHECK(fs_read_file(p, &text, &len) == 0);
+	CHECK(text && strncmp(text, "Step,Type,Index,Computing,Communication(Not Overlapped),"
+			      "Overlapped,Communication,Free,Stage,Bubble,Communication(Not "
+			      "Overlapped and Exclude Receive),Preparing\n", 150) == 0);
+	CHECK_CONTAINS(text, "\n1,rank,0,20000.000,10000.000,0.000,10000.000,100.000,");
+	CHECK_CONTAINS(text, "\n3,rank,3,20000.000,10000.000,0.000,10000.000,15100.000,");
+	int lines = 0;
+	for (char *q = text; q && *q; q++)
+		lines += *q == '\n';
+	CHECK(lines == 1 + 4 * 3);
+	free(text);
+	free(p);
+	p = fs_join(dir, "cluster_slow_rank.txt");
+	text = NULL;
+	CHECK(fs_read_file(p, &text, &len) == 0);
+	CHECK_CONTAINS(text, "max(10% of that median, 1 ms)");
+	CHECK_CONTAINS(text, "rank 3 is slow in Free: mean 15100.000 us, median 100.000 us, "
+		       "15000.000 us above (+15000.0%)");
+	free(text);
+	free(p);
+	const char *names[] = { "cluster_step_trace_time.csv", "cluster_slow_rank.txt",
+				"cluster_slow_rank.json" };
+	for (size_t i = 0; i < 3; i++) {
+		p = fs_join(dir, names[i]);
+		unlink(p);
+		free(p);
+	}
+	rmdir(dir);
+	cluster_slow_free(&s);
+	cluster_free(&c);
+}
+
+static void test_no_slow(void)
+{
+	struct cluster c = { 0 };
+	/* Computing: median 20750, limit 2075: 21999 is 1249 above, not slow.
+	 * Free: median 0, limit 1 ms: 1000 exactly is not more than it. */
+	add_rank(&c, 0, csv_for(2, 20000, 10000, 0));
+	add_rank(&c, 1, csv_for(2, 20500, 10000, 0));
+	add_rank(&c, 2, csv_for(2, 21000, 10000, 0));
+	add_rank(&c, 3, csv_for(2, 21999, 10000, 1000));
+	struct cluster_slow s;
+	CHECK(cluster_slow_analyse(&c, &s) == 0);
+	CHECK(s.nslow == 0);
+	CHECK(s.median[0] == 20750.0);
+	CHECK(s.worst[0].rank == 3 && s.worst[0].excess == 1249.0);
+	CHECK(s.worst[2].rank == 3 && s.worst[2].pct < 0);
+	cluster_slow_free(&s);
+	/* 1 µs more than 1 ms is slow */
+	c.ranks[3].steps[0].v[CLUSTER_FREE] = 1002;
+	CHECK(cluster_slow_analyse(&c, &s) == 0);
+	CHECK(s.nslow == 1 && s.slow[0].rank == 3 && s.slow[0].phase == 2);
+	CHECK(s.slow[0].excess == 1001.0);
+	cluster_slow_free(&s);
+	cluster_free(&c);
+}
+
+static void test_ties(void)
+{
+	struct cluster c = { 0 };
+	/* two ranks equally slow in Communication(Not Overlapped): both are
+	 * slow, in rank order; a step's worst is the lower rank */
+	add_rank(&c, 0, csv_for(2, 20000, 10000, 0));
+	add_rank(&c, 1, csv_for(2, 20000, 10000, 0));
+	add_rank(&c, 2, csv_for(2, 20000, 10000, 0));
+	add_rank(&c, 4, csv_for(2, 20000, 30000, 0));
+	add_rank(&c, 3, csv_for(2, 20000, 30000, 0));
+	struct cluster_slow s;
+	CHECK(cluster_slow_analyse(&c, &s) == 0);
+	CHECK(s.nslow == 2);
+	CHECK(s.slow[0].rank == 3 && s.slow[1].rank == 4);
+	CHECK(s.slow[0].phase == 1 && s.slow[1].phase == 1);
+	CHECK(s.slow[0].excess == 20000.0 && s.slow[0].pct == 200.0);
+	CHECK(s.worst[1].rank == 3);
+	CHECK(s.worst[CLUSTER_NPHASES + 1].rank == 3);
+	cluster_slow_free(&s);
+	cluster_free(&c);
+}
+
+int main(void)
+{
+	test_read();
+	test_slow_free();
+	test_no_slow();
+	test_ties();
+	return unit_done();
+}
