@@ -15,12 +15,15 @@
 #include "cmds.h"
 #include "archive/archive.h"
 #include "parse/parse.h"
+#include "config/config.h"
 #include "cluster/cluster.h"
 
 static void parse_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: prof parse [-v] [-j N] [--archive FORMAT] [-h] RUN_DIR|CLUSTER_DIR|ARCHIVE\n\n"
+		"usage: prof parse [-v] [-q] [-j N] [--archive FORMAT] [--export-type text|db|text,db]\n"
+		"       [--step-list N,..] [--timeline-limit MB] [--data-simplification]\n"
+		"       [--pretty] [--gzip] [-h] RUN_DIR|CLUSTER_DIR|ARCHIVE\n\n"
 		"Reads RUN_DIR/raw/ (what `prof run` recorded, also after a crash) and\n"
 		"writes RUN_DIR/PROFILER_OUTPUT/: trace_view.json, step_trace_time.csv,\n"
 		"host_usage.csv, then parse.done; and RUN_DIR/profiler_metadata.json.\n"
@@ -40,6 +43,18 @@ static void parse_usage(FILE *out)
 		"                 (default: the number of CPUs)\n"
 		"  --archive FORMAT  after the parse, pack the directory into\n"
 		"                 DIR.FORMAT (tar.gz, tar.zst or zip)\n"
+		"  -q, --quiet    no progress bar and no summary line\n"
+		"  --export-type LIST  text (the CSV/JSON files, default), db\n"
+		"                 (PROFILER_OUTPUT/profiler.db, SQLite) or text,db\n"
+		"  --step-list N,..  only these steps (\"3,4,5\" or \"3-5\"): events outside\n"
+		"                 their spans leave trace_view.json, per-step and timed CSV\n"
+		"                 rows are filtered; aggregate CSVs stay whole\n"
+		"  --timeline-limit MB  keep trace_view.json within about MB, whole steps\n"
+		"                 from the start; what is left out is said there\n"
+		"                 (\"prof_truncated\") and on standard error\n"
+		"  --data-simplification  delete raw/ after a parse that read everything\n"
+		"  --pretty       write trace_view.json indented\n"
+		"  --gzip         write trace_view.json.gz instead of trace_view.json\n"
 		"  -h, --help     show this help\n\n"
 		"Exit status:\n"
 		"  0  everything was read and the outputs written\n"
@@ -92,7 +107,9 @@ static int parse_cluster_dir(const char *dir, int jobs, const struct parse_opts 
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		jobs = cpus > 0 ? (int)cpus : 1;
 	}
-	*st = cluster_parse(dir, runs, n, jobs, o, summary);
+	struct parse_opts co = *o;
+	co.progress = 0;   /* runs are parsed side by side */
+	*st = cluster_parse(dir, runs, n, jobs, &co, summary);
 	cluster_free_runs(runs, n);
 	return 1;
 }
@@ -129,6 +146,52 @@ static int parse_pack(const char *dir, enum arc_format f)
 	return 0;
 }
 
+int parse_opts_from_cfg(struct parse_opts *o, const struct prof_config *c, uint64_t **steps)
+{
+	*steps = NULL;
+	o->steps = NULL;
+	o->nsteps = 0;
+	if (c->step_list) {
+		char why[200];
+		if (cfg_parse_step_list(c->step_list, steps, &o->nsteps, why, sizeof why)) {
+			fprintf(stderr, "prof: step_list: %s\n", why);
+			return -1;
+		}
+		o->steps = *steps;
+	}
+	o->export_type = (c->export_type & CFG_EXPORT_TEXT ? PARSE_EXPORT_TEXT : 0) |
+			 (c->export_type & CFG_EXPORT_DB ? PARSE_EXPORT_DB : 0);
+	o->timeline_limit = (uint64_t)c->timeline_limit_mb << 20;
+	o->data_simplification = c->data_simplification;
+	o->pretty = c->pretty;
+	o->gzip = c->gzip;
+	return 0;
+}
+
+/* The options that are configuration keys, checked by config's own
+ * code: 0 taken, 2 bad value (said), -1 not one of them. */
+static int parse_cfg_opt(struct prof_config *cfg, int c, const char *arg)
+{
+	static const struct { int c; const char *opt, *key, *fixed; } m[] = {
+		{ 'E', "--export-type", "export_type", NULL },
+		{ 'S', "--step-list", "step_list", NULL },
+		{ 'T', "--timeline-limit", "timeline_limit", NULL },
+		{ 'D', "--data-simplification", "data_simplification", "true" },
+		{ 'P', "--pretty", "pretty", "true" },
+		{ 'Z', "--gzip", "gzip", "true" },
+	};
+	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+		if (m[i].c != c)
+			continue;
+		struct cfg_error err;
+		if (cfg_set(cfg, m[i].key, m[i].fixed ? m[i].fixed : arg, m[i].opt, &err) == 0)
+			return 0;
+		fprintf(stderr, "prof parse: %s\n", err.msg);
+		return 2;
+	}
+	return -1;
+}
+
 int cmd_parse(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -136,20 +199,37 @@ int cmd_parse(int argc, char **argv)
 		{ "archive", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "export-type", required_argument, NULL, 'E' },
+		{ "step-list", required_argument, NULL, 'S' },
+		{ "timeline-limit", required_argument, NULL, 'T' },
+		{ "data-simplification", no_argument, NULL, 'D' },
+		{ "pretty", no_argument, NULL, 'P' },
+		{ "gzip", no_argument, NULL, 'Z' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct parse_opts o = { .log = stderr };
-	int c, jobs = 0;
+	struct prof_config cfg;
+	int c, jobs = 0, quiet = 0, rc;
+	cfg_defaults(&cfg);
 	enum arc_format pack = ARC_NONE;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+vhj:", longopts, NULL)) != -1) {
-		if (c == 'v') {
+	while ((c = getopt_long(argc, argv, "+vqhj:", longopts, NULL)) != -1) {
+		if ((rc = parse_cfg_opt(&cfg, c, optarg)) >= 0) {
+			if (rc) {
+				cfg_free(&cfg);
+				return rc;
+			}
+		} else if (c == 'q') {
+			quiet = 1;
+		} else if (c == 'v') {
 			o.verbose = 1;
 		} else if (c == 'A') {
 			if (arc_format_from_name(optarg, &pack) != 0) {
 				fprintf(stderr, "prof parse: --archive: unknown format \"%s\"; "
 					"allowed: tar.gz, tar.zst, zip\n", optarg);
+				cfg_free(&cfg);
 				return 2;
 			}
 		} else if (c == 'j') {
@@ -158,23 +238,34 @@ int cmd_parse(int argc, char **argv)
 			if (*end || n < 1 || n > 4096) {
 				fprintf(stderr, "prof parse: -j wants a number of jobs from 1 "
 					"to 4096, not '%s'\n", optarg);
+				cfg_free(&cfg);
 				return 2;
 			}
 			jobs = (int)n;
 		} else if (c == 'h') {
 			parse_usage(stdout);
+			cfg_free(&cfg);
 			return 0;
 		} else {
-			fprintf(stderr, "prof parse: unknown option '%s'; see 'prof parse --help'\n",
-				argv[optind - 1]);
+			fprintf(stderr, "prof parse: %s '%s'; see 'prof parse --help'\n",
+				c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
+			cfg_free(&cfg);
 			return 2;
 		}
 	}
 	if (argc - optind != 1) {
 		fprintf(stderr, "prof parse: %s; see 'prof parse --help'\n",
 			argc - optind < 1 ? "a run directory is needed" : "one run directory only");
+		cfg_free(&cfg);
 		return 2;
 	}
+	uint64_t *steps = NULL;
+	if (parse_opts_from_cfg(&o, &cfg, &steps) != 0) {
+		cfg_free(&cfg);
+		return 2;
+	}
+	cfg_free(&cfg);
+	o.progress = isatty(STDERR_FILENO) && !quiet;
 	char *unpacked;
 	int urc = parse_unpack(argv[optind], &unpacked);
 	if (urc)
@@ -192,11 +283,12 @@ int cmd_parse(int argc, char **argv)
 	if (!parse_cluster_dir(dir, jobs, &o, &st)) {
 		struct parse_report r;
 		st = parse_run_dir(dir, &o, &r);
-		if (st != PARSE_FAILED)
+		if (st != PARSE_FAILED && !quiet)
 			summary(dir, st, &r);
 	}
 	if (st != PARSE_FAILED && pack != ARC_NONE && parse_pack(dir, pack))
 		st = PARSE_FAILED;
 	free(unpacked);
+	free(steps);
 	return st;
 }

@@ -564,7 +564,12 @@ static void run_parse(struct run_ctx *r)
 	}
 	struct parse_opts o = { .log = stderr };
 	struct parse_report rep = { 0 };
+	uint64_t *steps;
+	if (parse_opts_from_cfg(&o, &r->cfg, &steps) != 0)
+		return;   /* cannot happen: checked when the configuration was read */
+	o.progress = isatty(STDERR_FILENO);
 	enum parse_status ps = parse_run_dir(r->rd.path, &o, &rep);
+	free(steps);
 	if (ps == PARSE_FAILED) {
 		fprintf(stderr, "prof: could not parse %s (see above); the raw data is kept\n",
 			r->rd.path);

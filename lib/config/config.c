@@ -84,13 +84,19 @@ static const struct cfg_key cfg_keys[] = {
 	{ "analyse", T_BOOL, OFF(analyse), 0, 0, NULL, "boolean",
 	  "parse right after the program exits (default true; --no-parse sets false)", false },
 	{ "export_type", T_SET, OFF(export_type), 0, 0, export_names, "list: text, db",
-	  "output formats (default text)", true },
+	  "output formats: CSV/JSON files, PROFILER_OUTPUT/profiler.db (default text)", false },
 	{ "profiler_level", T_ENUM, OFF(profiler_level), 0, 0, level_names,
 	  "Level_none, Level0, Level1, Level2", "amount of device detail (default Level0)", true },
 	{ "data_simplification", T_BOOL, OFF(data_simplification), 0, 0, NULL, "boolean",
-	  "drop intermediate data after the parse (default true)", true },
+	  "delete raw/ after a parse that read everything (default false)", false },
 	{ "timeline_limit", T_UINT, OFF(timeline_limit_mb), 0, MB_MAX, NULL, "integer MB, 0 = none",
-	  "largest trace_view.json to write", true },
+	  "largest trace_view.json to write: whole steps from the start", false },
+	{ "step_list", T_STRING, OFF(step_list), 0, 0, NULL, "list of step numbers, e.g. \"3,4,5\"",
+	  "parse only these steps (default every step)", false },
+	{ "pretty", T_BOOL, OFF(pretty), 0, 0, NULL, "boolean",
+	  "write trace_view.json indented", false },
+	{ "gzip", T_BOOL, OFF(gzip), 0, 0, NULL, "boolean",
+	  "write trace_view.json.gz instead of trace_view.json", false },
 	{ "storage_limit", T_UINT, OFF(storage_limit_mb), 0, MB_MAX, NULL, "integer MB, 0 = none",
 	  "largest raw data to record", true },
 	{ "host_sys", T_SET, OFF(host_sys), 0, 0, host_names, "list: cpu, mem, disk, network",
@@ -116,7 +122,6 @@ void cfg_defaults(struct prof_config *c)
 	c->analyse = true;
 	c->export_type = CFG_EXPORT_TEXT;
 	c->profiler_level = CFG_LEVEL_0;
-	c->data_simplification = true;
 	c->host_sys = CFG_HOST_CPU | CFG_HOST_MEM;
 	c->sampling_interval_ms = 20;
 }
@@ -125,6 +130,8 @@ void cfg_free(struct prof_config *c)
 {
 	free(c->output_path);
 	c->output_path = NULL;
+	free(c->step_list);
+	c->step_list = NULL;
 }
 
 static const struct cfg_key *cfg_find(const char *key)
@@ -262,8 +269,16 @@ int cfg_set(struct prof_config *c, const char *key, const char *value,
 	note_set(c, k);
 	switch (k->type) {
 	case T_STRING:
-		if (!*value)
+		if (!*value && k->off != OFF(step_list))
 			return cfg_fail(err, source, key, "%s", "must not be empty");
+		if (k->off == OFF(step_list)) {
+			uint64_t *v;
+			size_t n;
+			char why[160];
+			if (cfg_parse_step_list(value, &v, &n, why, sizeof why))
+				return cfg_fail(err, source, key, "%s", why);
+			free(v);
+		}
 		free(*(char **)field);
 		*(char **)field = strdup(value);
 		return 0;
@@ -346,6 +361,30 @@ static int apply_set_json(struct prof_config *c, const struct cfg_key *k, const 
 static int apply_object(struct prof_config *c, const cJSON *obj, const char *prefix,
 			const char *source, struct cfg_error *err);
 
+/* step_list as a JSON number or array of numbers: [3, 4, 5]. */
+static int steps_json(struct prof_config *c, const struct cfg_key *k, const cJSON *v,
+		      const char *source, struct cfg_error *err)
+{
+	char buf[4096] = "";
+	size_t len = 0;
+	const cJSON *e = v;
+	int one = cJSON_IsNumber(v);
+	if (!one)
+		e = v->child;
+	for (; e; e = one ? NULL : e->next) {
+		if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble > 1e15 ||
+		    e->valuedouble != floor(e->valuedouble))
+			return wrong_type(k, e, source, err);
+		int w = snprintf(buf + len, sizeof buf - len, "%s%.0f", len ? "," : "", e->valuedouble);
+		if (w < 0 || (size_t)w >= sizeof buf - len)
+			return cfg_fail(err, source, k->key, "%s", "too many steps");
+		len += (size_t)w;
+	}
+	if (!len)
+		return cfg_fail(err, source, k->key, "%s", "an empty list names no step");
+	return cfg_set(c, k->key, buf, source, err);
+}
+
 static int apply_value(struct prof_config *c, const struct cfg_key *k, const cJSON *v,
 		       const char *source, struct cfg_error *err)
 {
@@ -357,6 +396,8 @@ static int apply_value(struct prof_config *c, const struct cfg_key *k, const cJS
 			return cfg_set(c, k->key, cJSON_IsTrue(v) ? "true" : "false", source, err);
 		/* fall through */
 	case T_STRING:
+		if (k->off == OFF(step_list) && (cJSON_IsArray(v) || cJSON_IsNumber(v)))
+			return steps_json(c, k, v, source, err);
 		if (!cJSON_IsString(v))
 			return wrong_type(k, v, source, err);
 		return cfg_set(c, k->key, v->valuestring, source, err);
@@ -491,7 +532,12 @@ static void key_to_json(cJSON *obj, const struct cfg_key *k, const struct prof_c
 	const void *field = (const char *)c + k->off;
 	const char *name = strchr(k->key, '.') ? strchr(k->key, '.') + 1 : k->key;
 	switch (k->type) {
-	case T_STRING: cJSON_AddStringToObject(obj, name, *(char *const *)field); break;
+	case T_STRING:
+		if (*(char *const *)field)
+			cJSON_AddStringToObject(obj, name, *(char *const *)field);
+		else
+			cJSON_AddNullToObject(obj, name);
+		break;
 	case T_BOOL: cJSON_AddBoolToObject(obj, name, *(const bool *)field); break;
 	case T_UINT: cJSON_AddNumberToObject(obj, name, *(const uint32_t *)field); break;
 	case T_SECONDS: cJSON_AddNumberToObject(obj, name, *(const double *)field); break;
@@ -526,4 +572,83 @@ const struct cfg_key_doc *cfg_key_docs(void)
 		for (size_t i = 0; cfg_keys[i].key; i++)
 			docs[i] = (struct cfg_key_doc){ cfg_keys[i].key, cfg_keys[i].type_doc, cfg_keys[i].help };
 	return docs;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+#define STEP_LIST_MAX 1000000
+
+int cfg_parse_step_list(const char *s, uint64_t **steps, size_t *n, char *why, size_t len)
+{
+	uint64_t *v = NULL;
+	size_t nv = 0, cap = 0;
+	const char *p = s;
+	*steps = NULL;
+	*n = 0;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		char *end;
+		if (*p < '0' || *p > '9')
+			goto bad;
+		errno = 0;
+		unsigned long long a = strtoull(p, &end, 10), b = a;
+		if (errno)
+			goto bad;
+		p = end;
+		if (*p == '-') {
+			if (p[1] < '0' || p[1] > '9')
+				goto bad;
+			b = strtoull(p + 1, &end, 10);
+			if (errno || b < a)
+				goto bad;
+			p = end;
+		}
+		if (b - a >= STEP_LIST_MAX || nv + (b - a) >= STEP_LIST_MAX) {
+			snprintf(why, len, "more than %d steps", STEP_LIST_MAX);
+			free(v);
+			return -1;
+		}
+		for (unsigned long long x = a; ; x++) {
+			if (nv == cap) {
+				cap = cap ? cap * 2 : 16;
+				uint64_t *nw = realloc(v, cap * sizeof *v);
+				if (!nw) {
+					snprintf(why, len, "out of memory");
+					free(v);
+					return -1;
+				}
+				v = nw;
+			}
+			v[nv++] = x;
+			if (x == b)
+				break;
+		}
+		while (*p == ' ')
+			p++;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	if (!nv) {
+		snprintf(why, len, "an empty list names no step");
+		return -1;
+	}
+	qsort(v, nv, sizeof *v, cmp_u64);
+	size_t m = 1;
+	for (size_t i = 1; i < nv; i++)
+		if (v[i] != v[m - 1])
+			v[m++] = v[i];
+	*steps = v;
+	*n = m;
+	return 0;
+bad:
+	snprintf(why, len, "expected step numbers like \"3,4,5\" or \"3-5\", got \"%.40s\"", s);
+	free(v);
+	return -1;
 }

@@ -31,8 +31,11 @@ struct prof_config {
 	bool analyse;                 /* parse after the run; --no-parse clears it */
 	uint32_t export_type;         /* CFG_EXPORT_* ; TEXT */
 	enum cfg_level profiler_level;/* Level0 */
-	bool data_simplification;     /* true */
+	bool data_simplification;     /* false: delete raw/ after a clean parse */
 	uint32_t timeline_limit_mb;   /* 0: none */
+	char *step_list;              /* NULL: every step; else "3,4,5" (checked) */
+	bool pretty;                  /* indented trace_view.json */
+	bool gzip;                    /* trace_view.json.gz instead */
 	uint32_t storage_limit_mb;    /* 0: none */
 	uint32_t host_sys;            /* CFG_HOST_* ; CPU|MEM */
 	enum cfg_archive archive;     /* none; pack the run directory after the parse */
@@ -71,6 +74,10 @@ char *cfg_to_json(const struct prof_config *c);
 /* Keys that were set but that this release checks without acting on
  * them, comma-separated into `buf` ("" if none): cmd/ warns about them. */
 void cfg_pending_keys(const struct prof_config *c, char *buf, size_t len);
+
+/* Parses a step list ("3,4,5", "3-5", spaces allowed) into a malloc'd
+ * sorted array without duplicates. 0, or -1 with `why` filled. */
+int cfg_parse_step_list(const char *s, uint64_t **steps, size_t *n, char *why, size_t len);
 
 /* The keys cfg knows and a one-line help each, for --help and README. */
 struct cfg_key_doc { const char *key; const char *type; const char *help; };

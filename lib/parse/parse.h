@@ -18,10 +18,26 @@ enum parse_status {
 	PARSE_FAILED   = 4, /* nothing could be parsed; no outputs */
 };
 
+/* export_type bits, the same as config's CFG_EXPORT_*. */
+enum { PARSE_EXPORT_TEXT = 1, PARSE_EXPORT_DB = 2 };
+
 struct parse_opts {
 	FILE *log;          /* where diagnostics go (stderr from cmd/); never NULL */
 	int verbose;
+	unsigned export_type;          /* PARSE_EXPORT_*; 0 means text */
+	const uint64_t *steps;         /* --step-list, sorted; NULL: every step */
+	size_t nsteps;
+	uint64_t timeline_limit;       /* bytes of trace_view.json; 0: none */
+	int data_simplification;       /* delete raw/ after a clean parse */
+	int pretty;                    /* indented trace_view.json */
+	int gzip;                      /* trace_view.json.gz instead */
+	int progress;                  /* a progress bar on `log` may be drawn
+					* (the caller checked it is a terminal) */
 };
+
+/* Whether the progress bar is drawn: only on a terminal, never with
+ * --quiet, and only once the parse has run for a second. */
+int parse_progress_wanted(int is_tty, int quiet, double elapsed_s);
 
 struct parse_report {
 	uint64_t streams, records, lost;
@@ -40,6 +56,9 @@ struct parse_report {
 	uint64_t dev_tasks;        /* kernels, copies, sets, collectives */
 	uint64_t dev_apis;         /* device API calls */
 	uint64_t dev_late;         /* device records later than the reorder window */
+	uint64_t events_dropped;   /* left out by --step-list or --timeline-limit */
+	int truncated;             /* --timeline-limit cut trace_view.json */
+	int raw_removed;           /* --data-simplification deleted raw/ */
 };
 
 enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/agent_env.h"
 #include "common/fsutil.h"
+#include "export/export.h"
 #include "parse/parse_devinfo.h"
 #include "parse/parse_discover.h"
 #include "parse/parse_info.h"
@@ -28,7 +30,45 @@ struct run {
 	struct parse_stream *streams;
 	size_t nstreams;
 	char *out_dir;
+	struct export_span *spans;   /* the recorded steps, for the export */
+	size_t nspans;
 };
+
+int parse_progress_wanted(int is_tty, int quiet, double elapsed_s)
+{
+	return is_tty && !quiet && elapsed_s >= 1.0;
+}
+
+/* The progress bar: how far the merge has come through the run's time. */
+struct progress {
+	struct timespec t0;
+	uint64_t lo, hi;
+	int pct;            /* last drawn; -1: none */
+};
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void progress_draw(struct progress *p, FILE *log, uint64_t ns)
+{
+	if (!parse_progress_wanted(1, 0, since(&p->t0)))
+		return;
+	int pct = ns <= p->lo || p->hi <= p->lo ? 0 :
+		  ns >= p->hi ? 100 : (int)((ns - p->lo) * 100.0 / (double)(p->hi - p->lo));
+	if (pct == p->pct)
+		return;
+	p->pct = pct;
+	char bar[41];
+	memset(bar, '#', 40);
+	memset(bar + pct * 40 / 100, '.', 40 - (size_t)(pct * 40 / 100));
+	bar[40] = '\0';
+	fprintf(log, "\rprof parse: [%s] %3d%%", bar, pct);
+	fflush(log);
+}
 
 static int is_dir(const char *path)
 {
@@ -119,6 +159,16 @@ static int merge_all(struct run *u, struct parse_model *m)
 	struct parse_merge mg;
 	struct parse_stream *s;
 	enum merge_ev ev;
+	struct progress pg = { .pct = -1, .lo = UINT64_MAX };
+	uint64_t n = 0;
+	if (u->o->progress) {
+		clock_gettime(CLOCK_MONOTONIC, &pg.t0);
+		for (size_t i = 0; i < u->nstreams; i++) {
+			uint64_t a = u->streams[i].open_ns, b = parse_stream_end_ns(&u->streams[i]);
+			pg.lo = a < pg.lo ? a : pg.lo;
+			pg.hi = b > pg.hi ? b : pg.hi;
+		}
+	}
 	if (parse_merge_init(&mg, u->streams, u->nstreams) != 0)
 		return -ENOMEM;
 	while ((ev = parse_merge_next(&mg, &s)) != MERGE_END) {
@@ -126,8 +176,12 @@ static int merge_all(struct run *u, struct parse_model *m)
 			model_record(m, s);
 		else
 			model_stream_end(m, s);
+		if (u->o->progress && (++n & 8191) == 0)
+			progress_draw(&pg, u->o->log, s->ns);
 	}
 	parse_merge_free(&mg);
+	if (pg.pct >= 0)
+		fputs("\r\033[K", u->o->log);
 	return 0;
 }
 
@@ -298,6 +352,21 @@ static int outs_close(struct run *u, struct outs *o, struct parse_model *m)
 	return 0;
 }
 
+/* The steps' spans in trace_view.json's microseconds. */
+static void keep_spans(struct run *u, const struct parse_model *m, uint64_t base)
+{
+	u->spans = m->nsteps ? malloc(m->nsteps * sizeof *u->spans) : NULL;
+	if (!u->spans)
+		return;
+	for (size_t i = 0; i < m->nsteps; i++) {
+		const struct out_step *s = &m->steps[i];
+		u->spans[i] = (struct export_span){ s->number,
+			(double)(int64_t)(s->start_ns - base) / 1e3,
+			(double)(int64_t)(s->end_ns - base) / 1e3 };
+	}
+	u->nspans = m->nsteps;
+}
+
 /* Everything but parse.done; 0 or a negative errno. */
 static int write_outputs(struct run *u)
 {
@@ -322,6 +391,7 @@ static int write_outputs(struct run *u)
 	if (rc == 0) {
 		model_finish(&m);
 		tally(u, &m);
+		keep_spans(u, &m, tm.base_mono_ns);
 		u->r->events_written = o.trace.events;
 		rc = outs_close(u, &o, &m);
 	} else {
@@ -354,6 +424,92 @@ static int forget_done(struct run *u)
 	return rc;
 }
 
+static void say_steps(const struct run *u)
+{
+	FILE *log = u->o->log;
+	for (size_t k = 0; k < u->o->nsteps; k++) {
+		size_t i;
+		for (i = 0; i < u->nspans && u->spans[i].step != u->o->steps[k]; i++)
+			;
+		if (i == u->nspans)
+			fprintf(log, "prof parse: --step-list: step %llu was not recorded\n",
+				(unsigned long long)u->o->steps[k]);
+	}
+}
+
+static void say_truncated(const struct run *u, const struct export_trace_result *t)
+{
+	FILE *log = u->o->log;
+	fprintf(log, "prof parse: trace_view.json cut at the timeline limit (%llu MB): kept %zu "
+		"of %zu steps", (unsigned long long)(u->o->timeline_limit >> 20),
+		t->nkept_steps, t->nsteps);
+	if (t->nkept_steps)
+		fprintf(log, " (%llu-%llu)", (unsigned long long)t->kept_steps[0],
+			(unsigned long long)t->kept_steps[t->nkept_steps - 1]);
+	fprintf(log, ", left out %llu events; the CSVs are whole\n",
+		(unsigned long long)u->r->events_dropped);
+}
+
+static void unlink_in(const char *dir, const char *name)
+{
+	char *p = fs_join(dir, name);
+	if (p)
+		unlink(p);
+	free(p);
+}
+
+/* --step-list, --timeline-limit, --export-type, --pretty, --gzip, on the
+ * text outputs just written. 0 or a negative errno. */
+static int post_process(struct run *u)
+{
+	const struct parse_opts *o = u->o;
+	unsigned ex = o->export_type ? o->export_type : PARSE_EXPORT_TEXT;
+	int rc = 0;
+	if (o->steps)
+		say_steps(u);
+	if (o->steps || o->timeline_limit) {
+		struct export_trace_result t;
+		rc = export_trace_filter(u->out_dir, u->spans, u->nspans, o->steps, o->nsteps,
+					 o->timeline_limit, &t);
+		if (!rc) {
+			u->r->events_written = t.kept;
+			u->r->events_dropped = t.dropped;
+			u->r->truncated = t.truncated;
+			if (t.truncated)
+				say_truncated(u, &t);
+		}
+		free(t.kept_steps);
+	}
+	if (!rc && o->steps)
+		rc = export_csv_filter(u->out_dir, u->spans, u->nspans, o->steps, o->nsteps);
+	/* an earlier parse's other formats must not pass for this one's */
+	if (!(ex & PARSE_EXPORT_DB))
+		unlink_in(u->out_dir, "profiler.db");
+	if (!(ex & PARSE_EXPORT_TEXT) || !o->gzip)
+		unlink_in(u->out_dir, "trace_view.json.gz");
+	if (!rc && (ex & PARSE_EXPORT_DB))
+		rc = export_db(u->out_dir, o->log);
+	if (!rc && !(ex & PARSE_EXPORT_TEXT))
+		rc = export_drop_text(u->out_dir);
+	else if (!rc)
+		rc = export_trace_format(u->out_dir, o->pretty, o->gzip);
+	return rc;
+}
+
+/* --data-simplification: raw/ goes only after a parse that read it all. */
+static void simplify(struct run *u)
+{
+	char *raw = fs_join(u->dir, PROF_RAW_DIR);
+	int rc = raw ? export_remove_tree(raw) : -ENOMEM;
+	if (rc)
+		fprintf(u->o->log, "prof parse: data simplification: could not remove %s: %s\n",
+			raw ? raw : PROF_RAW_DIR, strerror(-rc));
+	else
+		fprintf(u->o->log, "prof parse: data simplification: removed %s\n", raw);
+	u->r->raw_removed = rc == 0;
+	free(raw);
+}
+
 static enum parse_status parse(struct run *u)
 {
 	char *raw = fs_join(u->dir, PROF_RAW_DIR);
@@ -371,7 +527,7 @@ static enum parse_status parse(struct run *u)
 	if ((st = open_streams(u)) != PARSE_OK)
 		return st;
 	rc = fs_mkdir_p(u->out_dir);
-	if (rc == 0 && (rc = write_outputs(u)) == 0)
+	if (rc == 0 && (rc = write_outputs(u)) == 0 && (rc = post_process(u)) == 0)
 		rc = out_file_write(u->out_dir, DONE_FILE, "", 0);
 	if (rc) {
 		fprintf(u->o->log, "prof parse: %s: writing the outputs failed: %s\n",
@@ -380,8 +536,14 @@ static enum parse_status parse(struct run *u)
 	}
 	say_unclosed(u);
 	const struct parse_report *r = u->r;
-	return r->skipped_streams || r->skipped_chunks || r->skipped_bytes || r->bad_records ||
+	st = r->skipped_streams || r->skipped_chunks || r->skipped_bytes || r->bad_records ||
 		r->unnamed_records ? PARSE_DAMAGED : PARSE_OK;
+	if (u->o->data_simplification && st == PARSE_OK)
+		simplify(u);
+	else if (u->o->data_simplification)
+		fprintf(u->o->log, "prof parse: data simplification: %s/%s kept: the parse "
+			"found damage\n", u->dir, PROF_RAW_DIR);
+	return st;
 }
 
 enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,
@@ -394,6 +556,7 @@ enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,
 		parse_stream_close(&u.streams[i]);
 	free(u.streams);
 	free(u.out_dir);
+	free(u.spans);
 	parse_srcs_free(&u.srcs);
 	parse_info_free(&u.info);
 	return st;

@@ -1,0 +1,286 @@
+/* PROFILER_OUTPUT/profiler.db: every CSV as a table with its columns
+ * typed, and trace_view.json's events as the "timeline" table; written in
+ * one transaction with prepared statements, a row in memory at a time. */
+#include "export/export.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+
+#define DB_NAME "profiler.db"
+
+enum coltype { C_NONE, C_INT, C_REAL, C_TEXT };
+
+static enum coltype type_of(const char *s)
+{
+	char *end;
+	if (!*s)
+		return C_NONE;
+	errno = 0;
+	(void)strtoll(s, &end, 10);
+	if (!*end && !errno)
+		return C_INT;
+	(void)strtod(s, &end);
+	if (!*end && strcmp(s, "nan") && strcmp(s, "inf") && strcmp(s, "-inf"))
+		return C_REAL;
+	return C_TEXT;
+}
+
+static enum coltype widen(enum coltype a, enum coltype b)
+{
+	return a > b ? a : b;
+}
+
+/* "x" quoted as an SQL identifier into a growing string. */
+static void ident(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static int db_fail(sqlite3 *db, FILE *log, const char *what)
+{
+	fprintf(log, "prof parse: %s: %s: %s\n", DB_NAME, what, sqlite3_errmsg(db));
+	return -EIO;
+}
+
+static int exec(sqlite3 *db, const char *sql, FILE *log)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	fprintf(log, "prof parse: %s: %s\n", DB_NAME, msg ? msg : "error");
+	sqlite3_free(msg);
+	return -EIO;
+}
+
+static int load_csv(sqlite3 *db, const char *dir, const char *file, FILE *log)
+{
+	char *path = fs_join(dir, file);
+	FILE *in = path ? fopen(path, "re") : NULL;
+	int rc = !path ? -ENOMEM : !in ? -errno : 0;
+	free(path);
+	if (rc)
+		return rc;
+	struct export_csv_row r = { 0 };
+	enum coltype *types = NULL;
+	size_t ncol = 0;
+	char *sql = NULL, *ins = NULL;
+	size_t sqllen, inslen;
+	sqlite3_stmt *st = NULL;
+	rc = export_csv_read(in, &r);
+	if (rc <= 0)
+		goto out;
+	ncol = r.n;
+	types = calloc(ncol, sizeof *types);
+	if (!types) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	while ((rc = export_csv_read(in, &r)) == 1)      /* pass 1: the types */
+		for (size_t i = 0; i < ncol && i < r.n; i++)
+			types[i] = widen(types[i], type_of(r.buf + r.off[i]));
+	if (rc < 0)
+		goto out;
+	rewind(in);
+	if ((rc = export_csv_read(in, &r)) != 1)
+		goto out;
+	FILE *f = open_memstream(&sql, &sqllen), *g = open_memstream(&ins, &inslen);
+	if (!f || !g) {
+		if (f)
+			fclose(f);
+		if (g)
+			fclose(g);
+		rc = -ENOMEM;
+		goto out;
+	}
+	char table[256];
+	snprintf(table, sizeof table, "%.*s", (int)(strlen(file) - 4), file);
+	fputs("CREATE TABLE ", f);
+	ident(f, table);
+	fputs(" (", f);
+	fputs("INSERT INTO ", g);
+	ident(g, table);
+	fputs(" VALUES (", g);
+	for (size_t i = 0; i < ncol; i++) {
+		fputs(i ? ", " : "", f);
+		ident(f, r.buf + r.off[i]);
+		fputs(types[i] == C_INT ? " INTEGER" : types[i] == C_REAL ? " REAL" : " TEXT", f);
+		fputs(i ? ", ?" : "?", g);
+	}
+	fputs(")", f);
+	fputs(")", g);
+	fclose(f);
+	fclose(g);
+	if ((rc = exec(db, sql, log)) != 0)
+		goto out;
+	if (sqlite3_prepare_v2(db, ins, -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(db, log, table);
+		goto out;
+	}
+	while ((rc = export_csv_read(in, &r)) == 1) {          /* pass 2: the rows */
+		for (size_t i = 0; i < ncol; i++) {
+			const char *v = i < r.n ? r.buf + r.off[i] : "";
+			int c = (int)i + 1;
+			if (!*v)
+				sqlite3_bind_null(st, c);
+			else if (types[i] == C_INT)
+				sqlite3_bind_int64(st, c, strtoll(v, NULL, 10));
+			else if (types[i] == C_REAL)
+				sqlite3_bind_double(st, c, strtod(v, NULL));
+			else
+				sqlite3_bind_text(st, c, v, -1, SQLITE_TRANSIENT);
+		}
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = db_fail(db, log, table);
+			break;
+		}
+		sqlite3_reset(st);
+	}
+out:
+	sqlite3_finalize(st);
+	free(sql);
+	free(ins);
+	free(types);
+	export_csv_row_free(&r);
+	fclose(in);
+	return rc < 0 ? rc : 0;
+}
+
+static void bind_json(sqlite3_stmt *st, int c, const cJSON *v)
+{
+	if (cJSON_IsNumber(v)) {
+		double d = v->valuedouble;
+		if (d == (double)(int64_t)d)
+			sqlite3_bind_int64(st, c, (int64_t)d);
+		else
+			sqlite3_bind_double(st, c, d);
+	} else if (cJSON_IsString(v)) {
+		sqlite3_bind_text(st, c, v->valuestring, -1, SQLITE_TRANSIENT);
+	} else {
+		sqlite3_bind_null(st, c);
+	}
+}
+
+static int load_timeline(sqlite3 *db, const char *dir, FILE *log)
+{
+	int rc = exec(db, "CREATE TABLE timeline (pid INTEGER, tid INTEGER, ts_us REAL, "
+		      "dur_us REAL, ph TEXT, cat TEXT, name TEXT, args TEXT)", log);
+	if (rc)
+		return rc;
+	char *path = fs_join(dir, "trace_view.json");
+	FILE *in = path ? fopen(path, "re") : NULL;
+	rc = !path ? -ENOMEM : !in ? -errno : 0;
+	free(path);
+	if (rc)
+		return rc;
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, "INSERT INTO timeline VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1,
+			       &st, NULL) != SQLITE_OK) {
+		fclose(in);
+		return db_fail(db, log, "timeline");
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int events = 0;
+	while (!rc && (len = getline(&line, &cap, in)) > 0) {
+		const char *s = line + strspn(line, " ");
+		if (!events) {
+			events = strstr(line, "\"traceEvents\"") != NULL;
+			continue;
+		}
+		if (*s == ']')
+			break;
+		size_t n = (size_t)len;
+		while (n && (line[n - 1] == '\n' || line[n - 1] == ',' || line[n - 1] == ' '))
+			n--;
+		cJSON *j = cJSON_ParseWithLength(line, n);
+		if (!j)
+			continue;
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(j, "args");
+		const cJSON *ts = cJSON_GetObjectItemCaseSensitive(j, "ts");
+		const cJSON *dur = cJSON_GetObjectItemCaseSensitive(j, "dur");
+		bind_json(st, 1, cJSON_GetObjectItemCaseSensitive(j, "pid"));
+		bind_json(st, 2, cJSON_GetObjectItemCaseSensitive(j, "tid"));
+		if (cJSON_IsNumber(ts))
+			sqlite3_bind_double(st, 3, ts->valuedouble);
+		else
+			sqlite3_bind_null(st, 3);
+		if (cJSON_IsNumber(dur))
+			sqlite3_bind_double(st, 4, dur->valuedouble);
+		else
+			sqlite3_bind_null(st, 4);
+		bind_json(st, 5, cJSON_GetObjectItemCaseSensitive(j, "ph"));
+		bind_json(st, 6, cJSON_GetObjectItemCaseSensitive(j, "cat"));
+		bind_json(st, 7, cJSON_GetObjectItemCaseSensitive(j, "name"));
+		char *a = args ? cJSON_PrintUnformatted(args) : NULL;
+		if (a)
+			sqlite3_bind_text(st, 8, a, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_null(st, 8);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = db_fail(db, log, "timeline");
+		sqlite3_reset(st);
+		free(a);
+		cJSON_Delete(j);
+	}
+	if (!rc && ferror(in))
+		rc = -EIO;
+	free(line);
+	sqlite3_finalize(st);
+	fclose(in);
+	return rc;
+}
+
+int export_db(const char *dir, FILE *log)
+{
+	char *path = fs_join(dir, DB_NAME);
+	char *tmp = fs_join(dir, DB_NAME ".tmp");
+	if (!path || !tmp) {
+		free(path);
+		free(tmp);
+		return -ENOMEM;
+	}
+	unlink(tmp);
+	sqlite3 *db = NULL;
+	int rc = 0;
+	if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+		rc = db_fail(db, log, "open");
+	rc = rc ? rc : exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+			   "PRAGMA cache_size=-8192; BEGIN", log);
+	struct dirent **list = NULL;
+	int n = rc ? 0 : export_csv_list(dir, &list);
+	if (n < 0) {
+		rc = n;
+		n = 0;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!rc)
+			rc = load_csv(db, dir, list[i]->d_name, log);
+		free(list[i]);
+	}
+	free(list);
+	rc = rc ? rc : load_timeline(db, dir, log);
+	rc = rc ? rc : exec(db, "COMMIT", log);
+	if (sqlite3_close(db) != SQLITE_OK && !rc)
+		rc = -EIO;
+	if (!rc && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	free(path);
+	free(tmp);
+	return rc;
+}

@@ -1,0 +1,129 @@
+"""prof parse's options (--export-type, --step-list, --timeline-limit,
+--data-simplification, --pretty, --gzip, --quiet) and the same keys in
+prof run's PROF_OPTIONS."""
+import csv
+import gzip
+import json
+import os
+import sqlite3
+import subprocess
+import unittest
+
+from proftest import PROF, ProfTestCase, workload
+
+
+class ParseOptionsTest(ProfTestCase):
+    def record(self, *cmd, env=None):
+        run = self.prof_run(list(cmd) or [workload("tx_steps"), "6", "1"], env=env)
+        self.assertEqual(run.rc, 0, run.stderr)
+        return run
+
+    def parse(self, run, *options):
+        return subprocess.run([PROF, "parse", *options, run.run_dir],
+                              capture_output=True, text=True, timeout=120)
+
+    def test_db(self):
+        run = self.record(workload("sim_overlap"))
+        p = self.parse(run, "--export-type", "text,db")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        db = sqlite3.connect(run.output("profiler.db"))
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        self.assertIn("timeline", tables)
+        for name in os.listdir(run.path("PROFILER_OUTPUT")):
+            if name.endswith(".csv"):
+                rows = run.csv_rows(name)
+                t = name[:-4]
+                self.assertIn(t, tables)
+                self.assertEqual(db.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0],
+                                 len(rows) - 1, name)
+                cols = [r[1] for r in db.execute(f'PRAGMA table_info("{t}")')]
+                self.assertEqual(cols, rows[0])
+        steps = run.csv_rows("step_trace_time.csv")
+        types = {r[1]: r[2] for r in db.execute('PRAGMA table_info("step_trace_time")')}
+        self.assertEqual(types["Step"], "INTEGER")
+        self.assertEqual(types["Free"], "REAL")
+        got = db.execute('SELECT Step, Free FROM step_trace_time ORDER BY rowid LIMIT 1').fetchone()
+        self.assertEqual(got, (int(steps[1][1]), float(steps[1][6])))
+        events = run.trace()["traceEvents"]
+        self.assertEqual(db.execute("SELECT count(*) FROM timeline").fetchone()[0], len(events))
+        x = [e for e in events if e["ph"] == "X"][0]
+        row = db.execute("SELECT pid, tid, ts_us, dur_us, cat, args FROM timeline "
+                         "WHERE ph='X' AND name=? ORDER BY rowid LIMIT 1", (x["name"],)).fetchone()
+        self.assertEqual(row[:4], (x["pid"], x["tid"], x["ts"], x["dur"]))
+        # db only: the CSVs and trace_view.json go, the db stays
+        p = self.parse(run, "--export-type", "db")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        left = os.listdir(run.path("PROFILER_OUTPUT"))
+        self.assertIn("profiler.db", left)
+        self.assertFalse([n for n in left if n.endswith(".csv") or n == "trace_view.json"])
+
+    def test_step_list(self):
+        run = self.record()
+        p = self.parse(run, "--step-list", "3,4")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        steps = [r[1] for r in run.csv_rows("step_trace_time.csv")[1:]]
+        self.assertEqual(sorted(set(steps)), ["3", "4"])
+        names = {e["name"] for e in run.trace()["traceEvents"] if e["ph"] == "X"}
+        self.assertIn("ProfilerStep#3", names)
+        self.assertIn("ProfilerStep#4", names)
+        self.assertNotIn("ProfilerStep#1", names)
+        self.assertNotIn("ProfilerStep#6", names)
+        self.assertTrue([e for e in run.trace()["traceEvents"] if e["ph"] == "M"])
+
+    def test_pretty_gzip(self):
+        run = self.record()
+        p = self.parse(run, "--pretty")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(run.output("trace_view.json")) as f:
+            text = f.read()
+        self.assertIn('\n      "ph": ', text)
+        n = len(json.loads(text)["traceEvents"])
+        p = self.parse(run, "--gzip")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse(os.path.exists(run.output("trace_view.json")))
+        with gzip.open(run.output("trace_view.json.gz"), "rt") as f:
+            self.assertEqual(len(json.load(f)["traceEvents"]), n)
+
+    def test_timeline_limit_fits(self):
+        run = self.record()
+        p = self.parse(run, "--timeline-limit", "1")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("prof_truncated", run.trace())
+
+    def test_data_simplification(self):
+        run = self.record()
+        p = self.parse(run, "--data-simplification", "-q")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "")
+        self.assertNotIn("\r", p.stderr)   # not a terminal: no progress bar
+        self.assertIn("removed", p.stderr)
+        self.assertFalse(os.path.exists(run.path("raw")))
+        self.assertTrue(os.path.exists(run.output("parse.done")))
+
+    def test_bad_values(self):
+        run = self.record()
+        for opt, val in (("--export-type", "csv"), ("--step-list", "x"),
+                         ("--timeline-limit", "-3")):
+            p = self.parse(run, opt, val)
+            self.assertEqual(p.returncode, 2, (opt, p.stderr))
+            self.assertIn(opt, p.stderr)
+
+    def test_run_keys(self):
+        opts = {"export_type": ["text", "db"], "step_list": [2, 3], "gzip": True,
+                "data_simplification": True}
+        run = self.record(workload("tx_steps"), "5", "1",
+                          env={"PROF_OPTIONS": json.dumps(opts)})
+        self.assertNotIn("not acted on", run.stderr)
+        self.assertTrue(os.path.exists(run.output("trace_view.json.gz")))
+        self.assertFalse(os.path.exists(run.path("raw")))
+        db = sqlite3.connect(run.output("profiler.db"))
+        self.assertEqual(sorted(r[0] for r in db.execute("SELECT Step FROM step_trace_time")),
+                         [2, 3])
+        bad = self.prof_run([workload("tx_steps"), "2", "1"],
+                            env={"PROF_OPTIONS": '{"step_list": "a"}'})
+        self.assertEqual(bad.rc, 2)
+        self.assertIn("step_list", bad.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
