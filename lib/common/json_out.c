@@ -31,12 +31,18 @@ static void sink_file(void *ctx, const char *s, size_t n)
 	j->blen += n;
 }
 
-static void put(struct jo *j, const char *s, size_t n)
+static inline void put(struct jo *j, const char *s, size_t n)
 {
-	if (j->f)
-		sink_file(j, s, n);
-	else
+	if (j->f) {
+		if (__builtin_expect(j->blen + n <= JO_BUF, 1)) {
+			memcpy(j->buf + j->blen, s, n);
+			j->blen += n;
+		} else {
+			sink_file(j, s, n);
+		}
+	} else {
 		sb_add(j->sb, s, n);
+	}
 }
 
 static void puts_(struct jo *j, const char *s) { put(j, s, strlen(s)); }
@@ -78,11 +84,30 @@ static const char *short_escape(unsigned char c)
 	}
 }
 
+/* Bytes that escape_to must look at: controls, '"', '\\' and non-ASCII. */
+static const unsigned char special[256] = {
+	[0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1,
+	[0x07] = 1, [0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1,
+	[0x0e] = 1, [0x0f] = 1, [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1,
+	[0x15] = 1, [0x16] = 1, [0x17] = 1, [0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1,
+	[0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, ['"'] = 1, ['\\'] = 1,
+	[0x80 ... 0xff] = 1,
+};
+
 static void escape_to(jo_sink out, void *ctx, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t run = 0, i = 0;
 	while (i < n) {
+		/* the common case: a stretch of plain ASCII */
+		if (!special[s[i]]) {
+			size_t k = i + 1;
+			while (k < n && !special[s[k]])
+				k++;
+			run += k - i;
+			i = k;
+			continue;
+		}
 		unsigned char c = s[i];
 		size_t len = 1;
 		const char *esc = NULL;
@@ -109,6 +134,27 @@ static void escape_to(jo_sink out, void *ctx, const char *str, size_t n)
 	out(ctx, str + i - run, run);
 }
 
+/* Writes `s` (n bytes) escaped: straight into the buffer when it needs no
+ * escaping and fits. */
+static void put_escaped(struct jo *j, const char *s, size_t n)
+{
+	if (j->f && j->blen + n <= JO_BUF) {
+		const unsigned char *u = (const unsigned char *)s;
+		size_t i = 0;
+		while (i < n && !special[u[i]])
+			i++;
+		if (i == n) {
+			memcpy(j->buf + j->blen, s, n);
+			j->blen += n;
+			return;
+		}
+	}
+	if (j->f)
+		escape_to(sink_file, j, s, n);
+	else
+		escape_to(sink_sb, j->sb, s, n);
+}
+
 void jo_escape(struct strbuf *sb, const char *s, size_t n)
 {
 	escape_to(sink_sb, sb, s, n);
@@ -126,6 +172,24 @@ void jo_init_sb(struct jo *j, struct strbuf *sb, int line_depth)
 	memset(j, 0, sizeof *j);
 	j->sb = sb;
 	j->line_depth = line_depth;
+}
+
+/* put_escaped(j, s, strlen(s)) in one pass: plain ASCII is copied straight
+ * into the buffer until the NUL; the rest (escapes, a full buffer) goes the
+ * general way. */
+static void put_cstr_escaped(struct jo *j, const char *s)
+{
+	if (j->f) {
+		const unsigned char *u = (const unsigned char *)s;
+		char *d = j->buf + j->blen, *end = j->buf + JO_BUF;
+		while (d < end && !special[*u])
+			*d++ = (char)*u++;
+		j->blen = (size_t)(d - j->buf);
+		if (d < end && *u == '\0')
+			return;
+		s = (const char *)u;
+	}
+	put_escaped(j, s, strlen(s));
 }
 
 static void newline(struct jo *j, int depth)
@@ -186,10 +250,7 @@ void jo_key(struct jo *j, const char *key)
 {
 	before_item(j);
 	put(j, "\"", 1);
-	if (j->f)
-		escape_to(sink_file, j, key, strlen(key));
-	else
-		escape_to(sink_sb, j->sb, key, strlen(key));
+	put_cstr_escaped(j, key);
 	put(j, "\": ", 3);
 	j->after_key = 1;
 }
@@ -198,19 +259,20 @@ void jo_strn(struct jo *j, const char *s, size_t n)
 {
 	before_item(j);
 	put(j, "\"", 1);
-	if (j->f)
-		escape_to(sink_file, j, s, n);
-	else
-		escape_to(sink_sb, j->sb, s, n);
+	put_escaped(j, s, n);
 	put(j, "\"", 1);
 }
 
 void jo_str(struct jo *j, const char *s)
 {
-	if (!s)
+	if (!s) {
 		jo_null(j);
-	else
-		jo_strn(j, s, strlen(s));
+		return;
+	}
+	before_item(j);
+	put(j, "\"", 1);
+	put_cstr_escaped(j, s);
+	put(j, "\"", 1);
 }
 
 void jo_raw(struct jo *j, const char *json)
@@ -237,18 +299,18 @@ static uint64_t magnitude(int64_t v)
 
 void jo_int(struct jo *j, int64_t v)
 {
-	char b[32], *p = digits(b + sizeof b - 1, magnitude(v));
-	b[sizeof b - 1] = '\0';
+	char b[32], *p = digits(b + sizeof b, magnitude(v));
 	if (v < 0)
 		*--p = '-';
-	jo_raw(j, p);
+	before_item(j);
+	put(j, p, (size_t)(b + sizeof b - p));
 }
 
 void jo_uint(struct jo *j, uint64_t v)
 {
-	char b[32], *p = digits(b + sizeof b - 1, v);
-	b[sizeof b - 1] = '\0';
-	jo_raw(j, p);
+	char b[32], *p = digits(b + sizeof b, v);
+	before_item(j);
+	put(j, p, (size_t)(b + sizeof b - p));
 }
 
 void jo_bool(struct jo *j, int v) { jo_raw(j, v ? "true" : "false"); }
@@ -286,7 +348,9 @@ char *jo_fmt_us3(char *buf, int64_t ns)
 void jo_ns_us(struct jo *j, int64_t ns)
 {
 	char b[32];
-	jo_raw(j, jo_fmt_us3(b, ns));
+	jo_fmt_us3(b, ns);
+	before_item(j);
+	put(j, b, strlen(b));
 }
 
 static void jo_number(struct jo *j, double d)
