@@ -666,9 +666,64 @@ static int pick(const char *opt, const char *arg, const char *const *names)
 	return -1;
 }
 
-int cmd_stats(int argc, char **argv)
+enum { O_VIEW = 256, O_SORT, O_TOP, O_UNIT, O_OP, O_FORMAT };
+
+static int parse_top(const char *arg, long *top)
 {
-	enum { O_VIEW = 256, O_SORT, O_TOP, O_UNIT, O_OP, O_FORMAT };
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (!*arg || *end || v < 0 || v > 1000000000) {
+		fprintf(stderr, "prof stats: --top: '%s' is not a whole number >= 0\n", arg);
+		return 2;
+	}
+	*top = v;
+	return 0;
+}
+
+/* One option into `c`: 0, or the exit status. */
+static int stats_option(struct ctx *c, int ch, char **argv)
+{
+	int k;
+	switch (ch) {
+	case O_VIEW:
+		if ((k = pick("--view", optarg, view_names)) < 0)
+			return 2;
+		c->view = (enum view)k;
+		return 0;
+	case O_SORT:
+		if ((k = pick("--sort", optarg, sort_names)) < 0)
+			return 2;
+		c->sort = (enum stats_sort)k;
+		return 0;
+	case O_UNIT:
+		if ((k = pick("--unit", optarg, unit_names)) < 0)
+			return 2;
+		c->unit = k;
+		return 0;
+	case O_FORMAT:
+		if ((k = pick("--format", optarg, fmt_names)) < 0)
+			return 2;
+		c->fmt = (enum fmt)k;
+		return 0;
+	case O_TOP:
+		return parse_top(optarg, &c->top);
+	case O_OP:
+		c->op = optarg;
+		return 0;
+	}
+	if (optopt)
+		fprintf(stderr, "prof stats: option '%s' needs a value; see 'prof stats --help'\n",
+			argv[optind - 1]);
+	else
+		fprintf(stderr, "prof stats: unknown option '%s'; see 'prof stats --help'\n",
+			argv[optind - 1]);
+	return 2;
+}
+
+/* Options and the run directory: 0 to go on, -1 after --help, else the
+ * exit status. */
+static int stats_args(int argc, char **argv, struct ctx *c)
+{
 	static const struct option longopts[] = {
 		{ "view", required_argument, NULL, O_VIEW },
 		{ "sort", required_argument, NULL, O_SORT },
@@ -679,112 +734,90 @@ int cmd_stats(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ctx c = { .view = V_OVERVIEW, .sort = STATS_SORT_TOTAL, .top = 15, .unit = 1,
-			 .fmt = FMT_TABLE, .out = stdout };
-	int ch, k;
+	int ch, rc;
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'h':
+		if (ch == 'h') {
 			stats_usage(stdout);
-			return 0;
-		case O_VIEW:
-			if ((k = pick("--view", optarg, view_names)) < 0)
-				return 2;
-			c.view = (enum view)k;
-			break;
-		case O_SORT:
-			if ((k = pick("--sort", optarg, sort_names)) < 0)
-				return 2;
-			c.sort = (enum stats_sort)k;
-			break;
-		case O_UNIT:
-			if ((k = pick("--unit", optarg, unit_names)) < 0)
-				return 2;
-			c.unit = k;
-			break;
-		case O_FORMAT:
-			if ((k = pick("--format", optarg, fmt_names)) < 0)
-				return 2;
-			c.fmt = (enum fmt)k;
-			break;
-		case O_TOP: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (!*optarg || *end || v < 0 || v > 1000000000) {
-				fprintf(stderr, "prof stats: --top: '%s' is not a whole number >= 0\n",
-					optarg);
-				return 2;
-			}
-			c.top = v;
-			break;
+			return -1;
 		}
-		case O_OP:
-			c.op = optarg;
-			break;
-		default:
-			if (optopt)
-				fprintf(stderr, "prof stats: option '%s' needs a value; see 'prof stats "
-					"--help'\n", argv[optind - 1]);
-			else
-				fprintf(stderr, "prof stats: unknown option '%s'; see 'prof stats "
-					"--help'\n", argv[optind - 1]);
-			return 2;
-		}
+		if ((rc = stats_option(c, ch, argv)) != 0)
+			return rc;
 	}
 	if (argc - optind != 1) {
 		fprintf(stderr, "prof stats: %s; see 'prof stats --help'\n",
 			argc - optind < 1 ? "a run directory is needed" : "one run directory only");
 		return 2;
 	}
-	if (c.fmt == FMT_CSV && c.view == V_ALL && !c.op) {
+	if (c->fmt == FMT_CSV && c->view == V_ALL && !c->op) {
 		fprintf(stderr, "prof stats: --format csv writes one view; --view all needs "
 			"--format table or json\n");
 		return 2;
 	}
-	const char *dir = argv[optind];
+	c->dir = argv[optind];
+	return 0;
+}
+
+/* The run must have been parsed: its PROFILER_OUTPUT/parse.done. */
+static int stats_check_run(struct ctx *c, char *outdir, size_t len)
+{
 	struct stat sb;
-	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-		fprintf(stderr, "prof stats: %s: not a run directory\n", dir);
+	char done[4200];
+	if (stat(c->dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "prof stats: %s: not a run directory\n", c->dir);
 		return 1;
 	}
-	char outdir[4096], done[4200];
-	snprintf(outdir, sizeof(outdir), "%s/PROFILER_OUTPUT", dir);
+	snprintf(outdir, len, "%s/PROFILER_OUTPUT", c->dir);
 	snprintf(done, sizeof(done), "%s/parse.done", outdir);
 	if (stat(done, &sb) != 0) {
 		fprintf(stderr, "prof stats: %s has not been parsed (no PROFILER_OUTPUT/parse.done);"
-			" run 'prof parse %s' first\n", dir, dir);
+			" run 'prof parse %s' first\n", c->dir, c->dir);
 		return 1;
 	}
-	c.outdir = outdir;
-	c.dir = dir;
+	c->outdir = outdir;
+	return 0;
+}
+
+static int stats_emit_views(struct ctx *c)
+{
+	int rc = 0, all = c->view == V_ALL;
+	if (c->op)
+		return emit_op_calls(c);
+	if (!rc && (all || c->view == V_OVERVIEW))
+		rc = emit_overview(c);
+	if (!rc && (all || c->view == V_STEPS))
+		rc = emit_steps(c, "steps");
+	if (!rc && (all || c->view == V_OPS))
+		rc = emit_ops(c, c->top, "operators");
+	if (!rc && (all || c->view == V_KERNELS))
+		rc = emit_kernels(c, c->top, "kernels");
+	if (!rc && (all || c->view == V_API))
+		rc = emit_api(c, c->top, "api");
+	if (!rc && (all || c->view == V_MEMORY))
+		rc = emit_memory(c, c->top, "memory");
+	return rc;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	struct ctx c = { .view = V_OVERVIEW, .sort = STATS_SORT_TOTAL, .top = 15, .unit = 1,
+			 .fmt = FMT_TABLE, .out = stdout };
+	char outdir[4096];
+	int rc = stats_args(argc, argv, &c);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if ((rc = stats_check_run(&c, outdir, sizeof outdir)) != 0)
+		return rc;
 	if (c.fmt == FMT_CSV)
 		csv_init(&c.csv, stdout);
 	if (c.fmt == FMT_JSON) {
 		jo_init_file(&c.jo, stdout, 2);
 		jo_obj_begin(&c.jo);
-		jo_kstr(&c.jo, "run", dir);
+		jo_kstr(&c.jo, "run", c.dir);
 		jo_kstr(&c.jo, "unit", unit(&c));
 	}
-	int rc = 0;
-	if (c.op) {
-		rc = emit_op_calls(&c);
-	} else {
-		int all = c.view == V_ALL;
-		if (!rc && (all || c.view == V_OVERVIEW))
-			rc = emit_overview(&c);
-		if (!rc && (all || c.view == V_STEPS))
-			rc = emit_steps(&c, "steps");
-		if (!rc && (all || c.view == V_OPS))
-			rc = emit_ops(&c, c.top, "operators");
-		if (!rc && (all || c.view == V_KERNELS))
-			rc = emit_kernels(&c, c.top, "kernels");
-		if (!rc && (all || c.view == V_API))
-			rc = emit_api(&c, c.top, "api");
-		if (!rc && (all || c.view == V_MEMORY))
-			rc = emit_memory(&c, c.top, "memory");
-	}
+	rc = stats_emit_views(&c);
 	if (c.fmt == FMT_JSON) {
 		jo_obj_end(&c.jo);
 		if (jo_finish(&c.jo) != 0)
