@@ -27,7 +27,10 @@ static void parse_usage(FILE *out)
 		"Reads RUN_DIR/raw/ (what `prof run` recorded, also after a crash) and\n"
 		"writes RUN_DIR/PROFILER_OUTPUT/: trace_view.json, step_trace_time.csv,\n"
 		"host_usage.csv, then parse.done; and RUN_DIR/profiler_metadata.json.\n"
-		"Damaged raw data is skipped and named on standard error.\n\n"
+		"Damaged raw data is skipped and named on standard error. When its\n"
+		"processes carry several ranks (torchrun's children), each rank also gets\n"
+		"RUN_DIR/rank_<r>/PROFILER_OUTPUT/, and RUN_DIR/cluster_analysis_output/\n"
+		"is written over them as for a CLUSTER_DIR.\n\n"
 		"CLUSTER_DIR (no raw/ of its own) holds several run directories\n"
 		"(*_prof, e.g. one `prof run -o CLUSTER_DIR` per rank): each is parsed,\n"
 		"then CLUSTER_DIR/cluster_analysis_output/ gets\n"
@@ -208,7 +211,7 @@ int cmd_parse(int argc, char **argv)
 		{ "gzip", no_argument, NULL, 'Z' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct parse_opts o = { .log = stderr };
+	struct parse_opts o = { .log = stderr, .report = stdout };
 	struct prof_config cfg;
 	int c, jobs = 0, quiet = 0, rc;
 	cfg_defaults(&cfg);
@@ -282,9 +285,13 @@ int cmd_parse(int argc, char **argv)
 	int st;
 	if (!parse_cluster_dir(dir, jobs, &o, &st)) {
 		struct parse_report r;
+		enum parse_status sst = PARSE_OK;
+		int split = cluster_split_run(dir, jobs, &o, quiet ? NULL : summary, &sst);
 		st = parse_run_dir(dir, &o, &r);
 		if (st != PARSE_FAILED && !quiet)
 			summary(dir, st, &r);
+		if (split && (int)sst > st)
+			st = (int)sst;
 	}
 	if (st != PARSE_FAILED && pack != ARC_NONE && parse_pack(dir, pack))
 		st = PARSE_FAILED;

@@ -35,6 +35,7 @@
 #include "linux/sig.h"
 #include "linux/spawn.h"
 #include "archive/archive.h"
+#include "cluster/cluster.h"
 #include "parse/parse.h"
 #include "raw/raw_clock.h"
 #include "raw/raw_reader.h"
@@ -567,6 +568,9 @@ static void run_parse(struct run_ctx *r)
 	uint64_t *steps;
 	if (parse_opts_from_cfg(&o, &r->cfg, &steps) != 0)
 		return;   /* cannot happen: checked when the configuration was read */
+	enum parse_status sst;
+	if (cluster_split_run(r->rd.path, 0, &o, NULL, &sst) && sst == PARSE_FAILED)
+		fprintf(stderr, "prof: could not parse %s rank by rank (see above)\n", r->rd.path);
 	o.progress = isatty(STDERR_FILENO);
 	enum parse_status ps = parse_run_dir(r->rd.path, &o, &rep);
 	free(steps);

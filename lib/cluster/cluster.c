@@ -279,7 +279,7 @@ void cluster_free(struct cluster *c)
 /* Parses the runs, at most `jobs` worker processes at a time; st[i] gets
  * each run's status. */
 static void parse_all(char **runs, size_t n, int jobs, const struct parse_opts *o,
-		      cluster_done_fn done, enum parse_status *st)
+		      cluster_done_fn done, cluster_parse_fn parse, enum parse_status *st)
 {
 	pid_t *pids = calloc(n ? n : 1, sizeof *pids);
 	size_t next = 0, running = 0;
@@ -296,7 +296,7 @@ static void parse_all(char **runs, size_t n, int jobs, const struct parse_opts *
 			pid_t pid = fork();
 			if (pid == 0) {
 				struct parse_report r;
-				enum parse_status s = parse_run_dir(runs[next], o, &r);
+				enum parse_status s = parse(runs[next], o, &r);
 				if (done && s != PARSE_FAILED)
 					done(runs[next], s, &r);
 				fflush(NULL);
@@ -403,10 +403,17 @@ static int gather(char **runs, size_t n, const enum parse_status *st,
 enum parse_status cluster_parse(const char *dir, char **runs, size_t nruns, int jobs,
 				const struct parse_opts *o, cluster_done_fn done)
 {
+	return cluster_parse_with(dir, runs, nruns, jobs, o, done, parse_run_dir);
+}
+
+enum parse_status cluster_parse_with(const char *dir, char **runs, size_t nruns, int jobs,
+				     const struct parse_opts *o, cluster_done_fn done,
+				     cluster_parse_fn parse)
+{
 	enum parse_status *st = calloc(nruns ? nruns : 1, sizeof *st);
 	if (!st)
 		return PARSE_FAILED;
-	parse_all(runs, nruns, jobs, o, done, st);
+	parse_all(runs, nruns, jobs, o, done, parse, st);
 	enum parse_status res = PARSE_OK;
 	size_t ok = 0;
 	for (size_t i = 0; i < nruns; i++) {
@@ -432,17 +439,18 @@ enum parse_status cluster_parse(const char *dir, char **runs, size_t nruns, int 
 		fprintf(o->log, "prof parse: %s: %s\n", out ? out : dir, strerror(-rc));
 		res = PARSE_FAILED;
 	} else {
-		printf("prof parse: %s: %zu ranks (%zu runs) -> %s\n", dir, c.n, nruns, out);
+		FILE *rep = o->report ? o->report : o->log;
+		fprintf(rep, "prof parse: %s: %zu ranks (%zu runs) -> %s\n", dir, c.n, nruns, out);
 		for (size_t i = 0; i < s.nslow; i++) {
 			const struct cluster_verdict *v = &s.slow[i];
-			printf("prof parse: slow rank %d: %s %.3f us above the median", v->rank,
-			       cluster_phase_name[v->phase], v->excess);
+			fprintf(rep, "prof parse: slow rank %d: %s %.3f us above the median", v->rank,
+				cluster_phase_name[v->phase], v->excess);
 			if (v->pct >= 0)
-				printf(" (+%.1f%%)", v->pct);
-			printf("\n");
+				fprintf(rep, " (+%.1f%%)", v->pct);
+			fprintf(rep, "\n");
 		}
 		if (!s.nslow)
-			printf("prof parse: no slow rank\n");
+			fprintf(rep, "prof parse: no slow rank\n");
 	}
 	cluster_slow_free(&s);
 	cluster_free(&c);

@@ -106,6 +106,25 @@ typedef void (*cluster_done_fn)(const char *run_dir, enum parse_status st,
 enum parse_status cluster_parse(const char *dir, char **runs, size_t nruns, int jobs,
 				const struct parse_opts *o, cluster_done_fn done);
 
+/* The same with another parse of each run than parse_run_dir. */
+typedef enum parse_status (*cluster_parse_fn)(const char *run_dir, const struct parse_opts *o,
+					      struct parse_report *r);
+enum parse_status cluster_parse_with(const char *dir, char **runs, size_t nruns, int jobs,
+				     const struct parse_opts *o, cluster_done_fn done,
+				     cluster_parse_fn parse);
+
+/* One run directory whose processes carry several ranks (RAW_REC_PROCESS;
+ * one `prof run -- torchrun ...`): each rank r's processes, with the
+ * launcher's samplers, are parsed into RUN_DIR/rank_<r>/PROFILER_OUTPUT/
+ * (RUN_DIR/rank_<r>/profiler_info.json: the run's, with "rank": r), then
+ * RUN_DIR/cluster_analysis_output/ is written over those ranks. The
+ * combined RUN_DIR/PROFILER_OUTPUT/ is the caller's (parse_run_dir; after
+ * this, since --data-simplification may remove raw/). Returns 0 when the
+ * run has fewer than two ranks (nothing done), else 1 and the status in
+ * *st. `jobs` < 1: one worker per CPU. */
+int cluster_split_run(const char *run_dir, int jobs, const struct parse_opts *o,
+		      cluster_done_fn done, enum parse_status *st);
+
 void cluster_free(struct cluster *c);
 
 #endif

@@ -23,6 +23,9 @@ enum { PARSE_EXPORT_TEXT = 1, PARSE_EXPORT_DB = 2 };
 
 struct parse_opts {
 	FILE *log;          /* where diagnostics go (stderr from cmd/); never NULL */
+	FILE *report;       /* where result lines go (cluster verdicts): stdout for
+			     * prof parse, stderr for prof run, whose stdout is the
+			     * program's; NULL: `log` */
 	int verbose;
 	unsigned export_type;          /* PARSE_EXPORT_*; 0 means text */
 	const uint64_t *steps;         /* --step-list, sorted; NULL: every step */
@@ -63,5 +66,12 @@ struct parse_report {
 
 enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,
 				struct parse_report *r);
+
+/* The same for the processes of one rank (their RAW_REC_PROCESS rank) and
+ * the launcher's samplers only, into out_base/PROFILER_OUTPUT/, with
+ * {"rank": rank} as trace_view.json's distributedInfo. raw/ is never
+ * removed (data_simplification is ignored). */
+enum parse_status parse_run_rank(const char *run_dir, int64_t rank, const char *out_base,
+				 const struct parse_opts *o, struct parse_report *r);
 
 #endif

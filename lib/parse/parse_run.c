@@ -17,12 +17,15 @@
 #include "parse/parse_info.h"
 #include "parse/parse_merge.h"
 #include "parse/parse_model.h"
+#include "parse/parse_rank.h"
 
 #define OUTPUT_DIR "PROFILER_OUTPUT"
 #define DONE_FILE  "parse.done"
 
 struct run {
 	const char *dir;
+	const char *out_base;        /* where PROFILER_OUTPUT/ goes: `dir` unless a rank's */
+	int64_t rank;                /* >= 0: only this rank's processes; -1: all */
 	const struct parse_opts *o;
 	struct parse_report *r;
 	struct parse_info info;
@@ -85,6 +88,8 @@ static enum parse_status find_streams(struct run *u)
 	}
 	char *raw = fs_join(u->dir, PROF_RAW_DIR);
 	int rc = raw && is_dir(raw) ? parse_discover(raw, &u->srcs, log) : -ENOENT;
+	if (rc == 0 && u->rank >= 0)
+		rc = parse_srcs_keep_rank(&u->srcs, u->rank);
 	if (rc == -ENOENT)
 		fprintf(log, "prof parse: %s: no %s/ directory: not a prof run directory\n",
 			u->dir, PROF_RAW_DIR);
@@ -140,7 +145,7 @@ static enum parse_status open_streams(struct run *u)
  * stream's opening. */
 static void pick_base(const struct run *u, struct out_trace_meta *tm)
 {
-	tm->rank = u->info.rank;
+	tm->rank = u->rank >= 0 ? u->rank : u->info.rank;
 	if (u->info.have_start) {
 		tm->base_mono_ns = u->info.start_mono_ns;
 		tm->base_real_ns = u->info.start_real_ns;
@@ -345,7 +350,7 @@ static int outs_close(struct run *u, struct outs *o, struct parse_model *m)
 	rc[5] = out_op_stat_write(&o->opstat, u->out_dir);
 	rc[6] = out_api_stat_write(&o->apis, u->out_dir);
 	rc[7] = write_step_files(u, o, m);
-	rc[8] = out_meta_write(&o->meta, u->dir, u->info.env, u->o->log);
+	rc[8] = out_meta_write(&o->meta, u->out_base, u->info.env, u->o->log);
 	for (int i = 0; i < 9; i++)
 		if (rc[i])
 			return rc[i];
@@ -415,7 +420,7 @@ static void say_unclosed(const struct run *u)
  * this one's. 0 or a negative errno. */
 static int forget_done(struct run *u)
 {
-	u->out_dir = fs_join(u->dir, OUTPUT_DIR);
+	u->out_dir = fs_join(u->out_base, OUTPUT_DIR);
 	char *done = u->out_dir ? fs_join(u->out_dir, DONE_FILE) : NULL;
 	int rc = done ? 0 : -ENOMEM;
 	if (done && unlink(done) != 0 && errno != ENOENT)
@@ -516,7 +521,7 @@ static enum parse_status parse(struct run *u)
 	int rc = raw && is_dir(raw) ? forget_done(u) : 0;  /* only in what looks like a run */
 	free(raw);
 	if (rc) {
-		fprintf(u->o->log, "prof parse: %s/%s/%s: %s\n", u->dir, OUTPUT_DIR, DONE_FILE,
+		fprintf(u->o->log, "prof parse: %s/%s/%s: %s\n", u->out_base, OUTPUT_DIR, DONE_FILE,
 			strerror(-rc));
 		return PARSE_FAILED;
 	}
@@ -546,10 +551,10 @@ static enum parse_status parse(struct run *u)
 	return st;
 }
 
-enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,
-				struct parse_report *r)
+static enum parse_status parse_some(const char *run_dir, int64_t rank, const char *out_base,
+				    const struct parse_opts *o, struct parse_report *r)
 {
-	struct run u = { .dir = run_dir, .o = o, .r = r };
+	struct run u = { .dir = run_dir, .out_base = out_base, .rank = rank, .o = o, .r = r };
 	memset(r, 0, sizeof *r);
 	enum parse_status st = parse(&u);
 	for (size_t i = 0; i < u.nstreams; i++)
@@ -560,4 +565,18 @@ enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,
 	parse_srcs_free(&u.srcs);
 	parse_info_free(&u.info);
 	return st;
+}
+
+enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,
+				struct parse_report *r)
+{
+	return parse_some(run_dir, -1, run_dir, o, r);
+}
+
+enum parse_status parse_run_rank(const char *run_dir, int64_t rank, const char *out_base,
+				 const struct parse_opts *o, struct parse_report *r)
+{
+	struct parse_opts ro = *o;
+	ro.data_simplification = 0;   /* raw/ serves the other ranks and the whole run */
+	return parse_some(run_dir, rank, out_base, &ro, r);
 }

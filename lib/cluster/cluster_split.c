@@ -1,0 +1,107 @@
+/*
+ * One run directory holding several ranks' processes, split into one
+ * output per rank (RUN_DIR/rank_<r>/) and analysed as a cluster.
+ */
+#include "cluster/cluster.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/agent_env.h"
+#include "common/fsutil.h"
+#include "parse/out_file.h"
+#include "parse/parse_rank.h"
+
+#define INFO_NAME "profiler_info.json"
+
+/* The worker's parse: rank_dir is RUN_DIR/rank_<r>, its profiler_info.json
+ * names r. */
+static enum parse_status parse_rank_dir(const char *rank_dir, const struct parse_opts *o,
+					struct parse_report *r)
+{
+	char *run = strdup(rank_dir);
+	char *slash = run ? strrchr(run, '/') : NULL;
+	int rank = cluster_info_rank(rank_dir);
+	enum parse_status st = PARSE_FAILED;
+	memset(r, 0, sizeof *r);
+	if (slash && rank >= 0) {
+		*slash = '\0';
+		st = parse_run_rank(run, rank, rank_dir, o, r);
+	}
+	free(run);
+	return st;
+}
+
+/* rank_dir/profiler_info.json: the run's, with "rank": rank. 0 or -errno. */
+static int write_info(const char *run_dir, const char *rank_dir, int64_t rank)
+{
+	char *p = fs_join(run_dir, INFO_NAME), *text = NULL;
+	size_t len;
+	cJSON *root = p && fs_read_file(p, &text, &len) == 0 ?
+		      cJSON_ParseWithLength(text, len) : NULL;
+	free(text);
+	free(p);
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		root = cJSON_CreateObject();
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "rank");
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "rank_id");
+	char *out = cJSON_AddNumberToObject(root, "rank", (double)rank) ? cJSON_Print(root) : NULL;
+	int rc = out ? out_file_write(rank_dir, INFO_NAME, out, strlen(out)) : -ENOMEM;
+	cJSON_free(out);
+	cJSON_Delete(root);
+	return rc;
+}
+
+/* RUN_DIR/rank_<r>, created, with its profiler_info.json; NULL on failure
+ * (said on `log`). */
+static char *make_rank_dir(const char *run_dir, int64_t rank, FILE *log)
+{
+	char name[32];
+	snprintf(name, sizeof name, "rank_%lld", (long long)rank);
+	char *d = fs_join(run_dir, name);
+	int rc = d ? fs_mkdir_p(d) : -ENOMEM;
+	if (rc == 0)
+		rc = write_info(run_dir, d, rank);
+	if (rc == 0)
+		return d;
+	fprintf(log, "prof parse: %s/%s: %s\n", run_dir, name, strerror(-rc));
+	free(d);
+	return NULL;
+}
+
+int cluster_split_run(const char *run_dir, int jobs, const struct parse_opts *o,
+		      cluster_done_fn done, enum parse_status *st)
+{
+	char *raw = fs_join(run_dir, PROF_RAW_DIR);
+	int64_t *ranks = NULL;
+	size_t n = 0;
+	int rc = raw ? parse_raw_ranks(raw, &ranks, &n) : -ENOMEM;
+	free(raw);
+	if (rc || n < 2) {
+		free(ranks);
+		return 0;
+	}
+	char **dirs = calloc(n, sizeof *dirs);
+	size_t k = 0;
+	for (size_t i = 0; dirs && i < n; i++)
+		if ((dirs[k] = make_rank_dir(run_dir, ranks[i], o->log)) != NULL)
+			k++;
+	if (jobs < 1) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		jobs = cpus > 0 ? (int)cpus : 1;
+	}
+	struct parse_opts co = *o;
+	co.progress = 0;   /* the ranks are parsed side by side */
+	*st = k ? cluster_parse_with(run_dir, dirs, k, jobs, &co, done, parse_rank_dir)
+		: PARSE_FAILED;
+	if (k && k < n && *st == PARSE_OK)
+		*st = PARSE_DAMAGED;
+	cluster_free_runs(dirs, k);
+	free(ranks);
+	return 1;
+}

@@ -1,0 +1,87 @@
+"""One `prof run` whose children are the ranks (as under torchrun): four
+sim_ranks started by a shell with RANK=0..3, rank 2 slow in Free. The parse
+writes RUN_DIR/rank_<r>/PROFILER_OUTPUT/ per rank (only that rank's
+processes, distributedInfo naming it) besides the combined output, and
+RUN_DIR/cluster_analysis_output/ over the ranks. A run of one rank is not
+split."""
+import glob
+import json
+import os
+import subprocess
+import unittest
+
+from proftest import PROF, ProfTestCase, events, workload
+
+STEPS = 3
+RANKS = 4
+
+
+def cpu_pids(trace):
+    return {e["pid"] for e in events(trace, ph="M", name="process_labels")
+            if e["args"]["labels"] == "CPU"}
+
+
+class ClusterSplit(ProfTestCase):
+    def check_split(self, run_dir):
+        combined = json.load(open(os.path.join(run_dir, "PROFILER_OUTPUT", "trace_view.json")))
+        self.assertNotIn("distributedInfo", combined)
+        seen = set()
+        for r in range(RANKS):
+            out = os.path.join(run_dir, "rank_%d" % r, "PROFILER_OUTPUT")
+            self.assertTrue(os.path.exists(os.path.join(out, "parse.done")), out)
+            with open(os.path.join(out, "trace_view.json")) as f:
+                text = f.read()
+            self.assertRegex(text, r'"distributedInfo": \{\s*"rank": %d\s*\}' % r)
+            pids = cpu_pids(json.loads(text))
+            self.assertEqual(len(pids), 1, pids)   # the rank's sim_ranks only
+            self.assertFalse(pids & seen)
+            seen |= pids
+            info = json.load(open(os.path.join(run_dir, "rank_%d" % r, "profiler_info.json")))
+            self.assertEqual(info["rank"], r)
+        # the launching shell has no rank: in the combined output only
+        self.assertTrue(seen < cpu_pids(combined), (seen, cpu_pids(combined)))
+        slow = json.load(open(os.path.join(run_dir, "cluster_analysis_output",
+                                           "cluster_slow_rank.json")))
+        # the ranks run side by side, so a busy machine may stall another
+        # rank in any phase: rank 2 must be among those slow in Free
+        verdicts = [(v["rank"], v["phase"]) for v in slow["slow"]]
+        self.assertIn((2, "Free"), verdicts, slow)
+        with open(os.path.join(run_dir, "cluster_analysis_output",
+                               "cluster_step_trace_time.csv")) as f:
+            self.assertEqual(len(f.read().splitlines()), 1 + RANKS * STEPS)
+
+    def test_ranks_of_one_run(self):
+        loop = ("for r in 0 1 2 3; do RANK=$r %s %d 2 free & done; wait"
+                % (workload("sim_ranks"), STEPS))
+        env = dict(os.environ)
+        env.pop("RANK", None)
+        out = os.path.join(self.tmp, "out")
+        p = subprocess.run([PROF, "run", "-o", out, "--sampling-interval", "0", "--",
+                            "sh", "-c", loop], capture_output=True, text=True, env=env,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # prof run's stdout is the program's: prof's own lines go to stderr
+        self.assertNotIn("prof parse:", p.stdout)
+        self.assertIn("slow rank 2: Free", p.stderr)
+        run_dir = glob.glob(os.path.join(out, "*_prof"))[0]
+        self.check_split(run_dir)
+        # prof parse on the run directory does the same again
+        p = subprocess.run([PROF, "parse", run_dir], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("slow rank 2: Free", p.stdout)
+        self.assertIn("rank_3/PROFILER_OUTPUT", p.stdout)
+        self.check_split(run_dir)
+
+    def test_one_rank_not_split(self):
+        run = self.prof_run([workload("sim_ranks"), "2", "-1", "none"],
+                            "--sampling-interval", "0", env={"RANK": "1"})
+        self.assertEqual(run.rc, 0, run.stderr)
+        self.assertParsedClean(run)
+        self.assertEqual(glob.glob(run.path("rank_*")), [])
+        self.assertFalse(os.path.exists(run.path("cluster_analysis_output")))
+        self.assertEqual(run.trace()["distributedInfo"], {"rank": 1})
+
+
+if __name__ == "__main__":
+    unittest.main()
