@@ -11,6 +11,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "common/agent_env.h"
+
 #define SPAWN_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 
 /* 0 when `p` is a regular file we may execute, else the errno a shell
@@ -116,15 +118,15 @@ static int spawn_env_add_agent(char **env, int n, const struct spawn_env_opts *o
 	snprintf(hz, sizeof hz, "%.0f", o->tsc_hz);
 	snprintf(fw, sizeof fw, "%u", o->fw_flags);
 	const char *pairs[][2] = {
-		{ "PROF_AGENT_RUN_DIR", o->run_dir },
-		{ "PROF_AGENT_CLOCK", o->clock },
-		{ "PROF_AGENT_TSC_HZ", o->tsc_hz > 0 ? hz : NULL },
-		{ "PROF_AGENT_ACTIVITIES", o->activities },
-		{ "PROF_AGENT_START_PAUSED", o->start_paused ? "1" : NULL },
-		{ "PROF_AGENT_SCHEDULE", o->schedule },
-		{ "PROF_AGENT_FW_FLAGS", fw },
-		{ "PROF_AGENT_DYNAMIC", o->dynamic ? "1" : NULL },
-		{ "PROF_AGENT_DEVICE", o->device ? "1" : NULL },
+		{ PROF_AGENT_RUN_DIR, o->run_dir },
+		{ PROF_AGENT_CLOCK, o->clock },
+		{ PROF_AGENT_TSC_HZ, o->tsc_hz > 0 ? hz : NULL },
+		{ PROF_AGENT_ACTIVITIES, o->activities },
+		{ PROF_AGENT_START_PAUSED, o->start_paused ? "1" : NULL },
+		{ PROF_AGENT_SCHEDULE, o->schedule },
+		{ PROF_AGENT_FW_FLAGS, fw },
+		{ PROF_AGENT_DYNAMIC, o->dynamic ? "1" : NULL },
+		{ PROF_AGENT_DEVICE, o->device ? "1" : NULL },
 	};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
 		if (!pairs[i][1])
