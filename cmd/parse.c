@@ -195,7 +195,58 @@ static int parse_cfg_opt(struct prof_config *cfg, int c, const char *arg)
 	return -1;
 }
 
-int cmd_parse(int argc, char **argv)
+/* What the options ask besides the parse options proper. */
+struct parse_args {
+	int jobs, quiet;
+	enum arc_format pack;
+	const char *target;        /* the run directory, archive or cluster */
+};
+
+static int parse_jobs(const char *arg, int *jobs)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+	if (*end || n < 1 || n > 4096) {
+		fprintf(stderr, "prof parse: -j wants a number of jobs from 1 to 4096, not '%s'\n",
+			arg);
+		return 2;
+	}
+	*jobs = (int)n;
+	return 0;
+}
+
+/* One option that is not a configuration key: 0, -1 after --help, or the
+ * exit status. */
+static int parse_other_opt(int c, char **argv, struct parse_opts *o, struct parse_args *a)
+{
+	switch (c) {
+	case 'q':
+		a->quiet = 1;
+		return 0;
+	case 'v':
+		o->verbose = 1;
+		return 0;
+	case 'A':
+		if (arc_format_from_name(optarg, &a->pack) == 0)
+			return 0;
+		fprintf(stderr, "prof parse: --archive: unknown format \"%s\"; "
+			"allowed: tar.gz, tar.zst, zip\n", optarg);
+		return 2;
+	case 'j':
+		return parse_jobs(optarg, &a->jobs);
+	case 'h':
+		parse_usage(stdout);
+		return -1;
+	}
+	fprintf(stderr, "prof parse: %s '%s'; see 'prof parse --help'\n",
+		c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
+	return 2;
+}
+
+/* Options into `o` and `a`: 0 to go on, -1 after --help, else the exit
+ * status. `steps` receives --step-list's array (the caller frees it). */
+static int parse_args(int argc, char **argv, struct parse_opts *o, struct parse_args *a,
+		      uint64_t **steps)
 {
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
@@ -211,89 +262,67 @@ int cmd_parse(int argc, char **argv)
 		{ "gzip", no_argument, NULL, 'Z' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct parse_opts o = { .log = stderr, .report = stdout };
 	struct prof_config cfg;
-	int c, jobs = 0, quiet = 0, rc;
+	int c, rc = 0;
 	cfg_defaults(&cfg);
-	enum arc_format pack = ARC_NONE;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+vqhj:", longopts, NULL)) != -1) {
-		if ((rc = parse_cfg_opt(&cfg, c, optarg)) >= 0) {
-			if (rc) {
-				cfg_free(&cfg);
-				return rc;
-			}
-		} else if (c == 'q') {
-			quiet = 1;
-		} else if (c == 'v') {
-			o.verbose = 1;
-		} else if (c == 'A') {
-			if (arc_format_from_name(optarg, &pack) != 0) {
-				fprintf(stderr, "prof parse: --archive: unknown format \"%s\"; "
-					"allowed: tar.gz, tar.zst, zip\n", optarg);
-				cfg_free(&cfg);
-				return 2;
-			}
-		} else if (c == 'j') {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > 4096) {
-				fprintf(stderr, "prof parse: -j wants a number of jobs from 1 "
-					"to 4096, not '%s'\n", optarg);
-				cfg_free(&cfg);
-				return 2;
-			}
-			jobs = (int)n;
-		} else if (c == 'h') {
-			parse_usage(stdout);
-			cfg_free(&cfg);
-			return 0;
-		} else {
-			fprintf(stderr, "prof parse: %s '%s'; see 'prof parse --help'\n",
-				c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
-			cfg_free(&cfg);
-			return 2;
-		}
-	}
-	if (argc - optind != 1) {
+	while (!rc && (c = getopt_long(argc, argv, "+vqhj:", longopts, NULL)) != -1)
+		if ((rc = parse_cfg_opt(&cfg, c, optarg)) < 0)
+			rc = parse_other_opt(c, argv, o, a);
+	if (!rc && argc - optind != 1) {
 		fprintf(stderr, "prof parse: %s; see 'prof parse --help'\n",
 			argc - optind < 1 ? "a run directory is needed" : "one run directory only");
-		cfg_free(&cfg);
-		return 2;
+		rc = 2;
 	}
-	uint64_t *steps = NULL;
-	if (parse_opts_from_cfg(&o, &cfg, &steps) != 0) {
-		cfg_free(&cfg);
-		return 2;
-	}
+	if (!rc && parse_opts_from_cfg(o, &cfg, steps) != 0)
+		rc = 2;
 	cfg_free(&cfg);
-	o.progress = isatty(STDERR_FILENO) && !quiet;
+	a->target = rc ? NULL : argv[optind];
+	return rc;
+}
+
+/* A single run: split by rank when its processes carry several, then the
+ * whole run. Returns the worse status. */
+static int parse_one_run(const char *dir, const struct parse_args *a, const struct parse_opts *o)
+{
+	struct parse_report r;
+	enum parse_status sst = PARSE_OK;
+	int split = cluster_split_run(dir, a->jobs, o, a->quiet ? NULL : summary, &sst);
+	int st = parse_run_dir(dir, o, &r);
+	if (st != PARSE_FAILED && !a->quiet)
+		summary(dir, st, &r);
+	if (split && (int)sst > st)
+		st = (int)sst;
+	return st;
+}
+
+int cmd_parse(int argc, char **argv)
+{
+	struct parse_opts o = { .log = stderr, .report = stdout };
+	struct parse_args a = { .pack = ARC_NONE };
+	uint64_t *steps = NULL;
+	int rc = parse_args(argc, argv, &o, &a, &steps);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	o.progress = isatty(STDERR_FILENO) && !a.quiet;
 	char *unpacked;
-	int urc = parse_unpack(argv[optind], &unpacked);
-	if (urc)
-		return urc;
-	const char *dir = unpacked ? unpacked : argv[optind];
+	int st = parse_unpack(a.target, &unpacked);
+	if (st) {
+		free(steps);
+		return st;
+	}
+	const char *dir = unpacked ? unpacked : a.target;
 	struct stat sb;
 	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
 		fprintf(stderr, "prof parse: %s: %s (a run directory or a .tar.gz, .tgz, "
 			".tar.zst or .zip archive of one is needed)\n", dir,
 			stat(dir, &sb) != 0 ? strerror(errno) : "not a directory");
-		free(unpacked);
-		return PARSE_FAILED;
+		st = PARSE_FAILED;
+	} else if (!parse_cluster_dir(dir, a.jobs, &o, &st)) {
+		st = parse_one_run(dir, &a, &o);
 	}
-	int st;
-	if (!parse_cluster_dir(dir, jobs, &o, &st)) {
-		struct parse_report r;
-		enum parse_status sst = PARSE_OK;
-		int split = cluster_split_run(dir, jobs, &o, quiet ? NULL : summary, &sst);
-		st = parse_run_dir(dir, &o, &r);
-		if (st != PARSE_FAILED && !quiet)
-			summary(dir, st, &r);
-		if (split && (int)sst > st)
-			st = (int)sst;
-	}
-	if (st != PARSE_FAILED && pack != ARC_NONE && parse_pack(dir, pack))
+	if (st != PARSE_FAILED && a.pack != ARC_NONE && parse_pack(dir, a.pack))
 		st = PARSE_FAILED;
 	free(unpacked);
 	free(steps);
