@@ -130,7 +130,8 @@ static int list_dir(int dfd, char ***names, size_t *count)
 		free(v);
 		return rc;
 	}
-	qsort(v, n, sizeof *v, name_cmp);
+	if (n)   /* v is NULL for an empty directory */
+		qsort(v, n, sizeof *v, name_cmp);
 	*names = v;
 	*count = n;
 	return 0;

@@ -398,6 +398,12 @@ static int apply_value(struct prof_config *c, const struct cfg_key *k, const cJS
 	case T_STRING:
 		if (k->off == OFF(step_list) && (cJSON_IsArray(v) || cJSON_IsNumber(v)))
 			return steps_json(c, k, v, source, err);
+		if (k->off == OFF(step_list) && cJSON_IsNull(v)) {
+			/* every step: what cfg_to_json writes back for it */
+			free(c->step_list);
+			c->step_list = NULL;
+			return 0;
+		}
 		if (!cJSON_IsString(v))
 			return wrong_type(k, v, source, err);
 		return cfg_set(c, k->key, v->valuestring, source, err);

@@ -74,6 +74,8 @@ static uint64_t chunk_slots(uint64_t size, uint32_t chunk_size)
 	return (size - RAW_HEADER_SIZE + chunk_size - 1) / chunk_size;
 }
 
+static int check_opened(struct raw_file *f, char *why, size_t why_len);
+
 static int map_file(struct raw_file *f, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -115,12 +117,18 @@ int raw_file_open(struct raw_file *f, const char *path, FILE *log,
 		raw_file_close(f);
 		return rc == -EINVAL ? -EIO : rc;
 	}
+	return check_opened(f, why, why_len);
+}
+
+/* The header check shared by both ways of opening. */
+static int check_opened(struct raw_file *f, char *why, size_t why_len)
+{
 	char buf[256];
 	if (f->size >= sizeof f->hdr)
 		memcpy(&f->hdr, f->map, sizeof f->hdr);
 	if (raw_header_check(&f->hdr, f->size, buf, sizeof buf) != 0) {
-		if (log)
-			fprintf(log, "%s: %s: %s; file skipped\n", f->who, path, buf);
+		if (f->log)
+			fprintf(f->log, "%s: %s: %s; file skipped\n", f->who, f->path, buf);
 		why_set(why, why_len, "%s", buf);
 		raw_file_close(f);
 		return -EINVAL;
@@ -129,9 +137,24 @@ int raw_file_open(struct raw_file *f, const char *path, FILE *log,
 	return 0;
 }
 
+int raw_file_open_mem(struct raw_file *f, const char *name, const void *data,
+		      size_t size, FILE *log, char *why, size_t why_len)
+{
+	memset(f, 0, sizeof *f);
+	f->log = log;
+	f->who = "prof parse";
+	f->path = strdup(name);
+	if (!f->path)
+		return -ENOMEM;
+	f->map = size ? data : NULL;
+	f->size = size;
+	f->borrowed = 1;
+	return check_opened(f, why, why_len);
+}
+
 void raw_file_close(struct raw_file *f)
 {
-	if (f->map)
+	if (f->map && !f->borrowed)
 		munmap((void *)f->map, f->size);
 	free(f->path);
 	f->map = NULL;
@@ -528,7 +551,7 @@ static int take_record(struct raw_cursor *c, struct raw_rec *r)
  * stream takes memory for about one chunk, not the whole file. */
 static void release_chunk(struct raw_cursor *c)
 {
-	if (c->quiet)
+	if (c->quiet || c->f->borrowed)   /* the caller's memory: MADV_DONTNEED would zero it */
 		return;
 	long page = sysconf(_SC_PAGESIZE);
 	uintptr_t a = (uintptr_t)(c->f->map + RAW_HEADER_SIZE +

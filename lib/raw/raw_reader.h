@@ -65,6 +65,7 @@ struct raw_file {
 	FILE *log;                 /* where damage is named; NULL: nowhere */
 	const char *who;           /* message prefix, "prof parse" by default */
 	struct raw_read_stats st;
+	int borrowed;              /* map is the caller's (raw_file_open_mem) */
 };
 
 /* Opens and maps `path`, checks its header. Returns 0; -EINVAL for a file
@@ -73,6 +74,10 @@ struct raw_file {
  * `why` (if not NULL) receives the reason. */
 int raw_file_open(struct raw_file *f, const char *path, FILE *log,
 		  char *why, size_t why_len);
+/* The same over `size` bytes the caller holds (and keeps until
+ * raw_file_close); `name` names them in messages. For tests and fuzzing. */
+int raw_file_open_mem(struct raw_file *f, const char *name, const void *data,
+		      size_t size, FILE *log, char *why, size_t why_len);
 void raw_file_close(struct raw_file *f);
 
 /* Checks a header read from a file of `file_size` bytes. 0, or -1 with the

@@ -84,6 +84,24 @@ static void test_flag_errors(void)
 	cfg_free(&c);
 }
 
+/* What cfg_to_json writes, cfg_apply_json reads back unchanged. */
+static void test_round_trip(void)
+{
+	struct prof_config c, d;
+	struct cfg_error e;
+	cfg_defaults(&c);
+	cfg_defaults(&d);
+	CHECK(apply(&c, "{\"delay\": 1.5, \"schedule\": {\"wait\": 1, \"active\": 2}}", &e) == 0);
+	char *a = cfg_to_json(&c);
+	CHECK(apply(&d, a, &e) == 0);
+	char *b = cfg_to_json(&d);
+	CHECK_STR(a, b);
+	free(a);
+	free(b);
+	cfg_free(&c);
+	cfg_free(&d);
+}
+
 static void test_file_source(void)
 {
 	struct prof_config c;
@@ -123,6 +141,7 @@ int main(void)
 	test_errors_name_key_and_source();
 	test_flag_errors();
 	test_file_source();
+	test_round_trip();
 	test_dump_and_pending();
 	return unit_done();
 }

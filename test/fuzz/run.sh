@@ -1,0 +1,39 @@
+#!/bin/sh
+# Runs each libFuzzer harness for SECONDS over a copy of its seed corpus
+# (test/fixtures/fuzz/<name>/); fails on any crash, leak or timeout, whose
+# input is left in BUILD_DIR/test/fuzz/artifacts/<name>/.
+#   test/fuzz/run.sh BUILD_DIR SECONDS [NAME...]   (names: raw config archive)
+set -u
+if [ $# -lt 2 ]; then
+	echo "usage: $0 BUILD_DIR SECONDS [raw|config|archive ...]" >&2
+	exit 2
+fi
+build=$(cd "$1" && pwd) || exit 2
+secs=$2
+shift 2
+src=$(cd "$(dirname "$0")/../.." && pwd)
+names=${*:-raw config archive}
+status=0
+for n in $names; do
+	bin=$build/test/fuzz/fuzz_$n
+	if [ ! -x "$bin" ]; then
+		echo "run.sh: $bin missing (configure with CC=clang -DPROF_FUZZ=ON)" >&2
+		exit 2
+	fi
+	corpus=$build/test/fuzz/corpus/$n
+	art=$build/test/fuzz/artifacts/$n
+	mkdir -p "$corpus" "$art"
+	cp "$src/test/fixtures/fuzz/$n/"* "$corpus/"
+	echo "== fuzz_$n: ${secs}s"
+	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+		-print_final_stats=1 -artifact_prefix="$art/" "$corpus" \
+		>"$build/test/fuzz/$n.log" 2>&1
+	rc=$?
+	grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb)' "$build/test/fuzz/$n.log"
+	if [ $rc -ne 0 ] || ls "$art" | grep -q .; then
+		echo "fuzz_$n FAILED (rc $rc); log: $build/test/fuzz/$n.log; inputs: $art" >&2
+		grep -E 'ERROR|SUMMARY|runtime error' "$build/test/fuzz/$n.log" | head -5 >&2
+		status=1
+	fi
+done
+exit $status
