@@ -346,6 +346,10 @@ static int str_define(struct raw_cursor *c, const struct raw_rec *r)
 	const char *text = (const char *)r->payload + sizeof s;
 	if (s.id == 0 || (uint64_t)s.len + sizeof s + 1 > r->len || text[s.len] != '\0')
 		return -1;
+	/* The writer never puts a NUL inside a string: one there would make
+	 * the text and its length disagree for every reader after us. */
+	if (memchr(text, '\0', s.len))
+		return -1;
 	if (!c->track_strings)
 		return 0;
 	/* Ids count up from 1 per stream, so a valid one is below the number

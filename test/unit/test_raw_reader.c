@@ -291,6 +291,29 @@ static void test_record_content(void)
 	free(p);
 }
 
+/* A string with a NUL inside its stated length (the writer never makes
+ * one) is a bad definition: its text and length would disagree. */
+static void test_string_with_inner_nul(void)
+{
+	struct raw_writer w;
+	char *p = rg_path(dir, "nul.raw");
+	CHECK(rg_open(&w, dir, "nul.raw", 1, 1, RAW_STREAM_THREAD, RAW_CLOCK_MONOTONIC, "t") == 0);
+	char buf[sizeof(struct raw_string) + 8] = { 0 };
+	struct raw_string s = { 5, 3 };
+	memcpy(buf, &s, sizeof s);
+	memcpy(buf + sizeof s, "a\0b", 4);     /* len 3, a NUL at 1 */
+	raw_writer_emit(&w, RAW_REC_STRING, 1, buf, sizeof s + 4);
+	rg_mark(&w, 2, "m");
+	raw_writer_close(&w);
+	struct readout o;
+	read_all(p, &o);
+	CHECK(o.marks == 1);
+	CHECK(o.st.bad_records == 1);
+	CHECK_CONTAINS(o.log, "bad string definition");
+	free(o.log);
+	free(p);
+}
+
 /* A quiet cursor sees the same records and says nothing. */
 static void test_quiet(void)
 {
@@ -432,6 +455,7 @@ int main(void)
 	test_garbage();
 	test_bad_header();
 	test_record_content();
+	test_string_with_inner_nul();
 	test_device_records();
 	test_quiet();
 	test_fuzz();
