@@ -582,6 +582,8 @@ static int emit_overview(struct ctx *c)
 			jo_kuint(&c->jo, "steps", sum.steps);
 			jo_kfixed(&c->jo, "total", conv(c, sum.total), unit_decimals[c->unit]);
 			jo_kfixed(&c->jo, "avg", conv(c, sum.avg), unit_decimals[c->unit]);
+			jo_key(&c->jo, "device_activity");
+			jo_bool(&c->jo, sum.device_rows > 0);
 			for (size_t i = 0; i < sizeof(split) / sizeof(split[0]); i++)
 				jo_kfixed(&c->jo, split[i].key, conv(c, split[i].v),
 					  unit_decimals[c->unit]);
@@ -597,8 +599,14 @@ static int emit_overview(struct ctx *c)
 		      unit(c),
 		      stats_fmt_num(conv(c, sum.avg), unit_decimals[c->unit], 16, b, sizeof(b)),
 		      unit(c));
-		tline(c, "Step time split (step_trace_time.csv, all devices):");
-		for (size_t i = 0; i < sizeof(split) / sizeof(split[0]); i++)
+		if (!sum.device_rows)
+			/* Host-only rows hold the whole step in Free: calling that
+			 * "device idle" would mislead. */
+			tline(c, "Step time split: no device activity was recorded "
+			      "(steps are host time only)");
+		else
+			tline(c, "Step time split (step_trace_time.csv, all devices):");
+		for (size_t i = 0; sum.device_rows && i < sizeof(split) / sizeof(split[0]); i++)
 			tline(c, "  %-32s %14s %-2s %6.2f%%", split[i].name,
 			      stats_fmt_num(conv(c, split[i].v), unit_decimals[c->unit], 14, a,
 					    sizeof(a)), unit(c), 100.0 * split[i].v / base);

@@ -75,6 +75,7 @@ struct stats_step_summary {
 	double total, avg;     /* per step: its longest row (device) */
 	double computing, communication, free_time, other;   /* sums over rows */
 	double rows_total;     /* the sum of every row's total (for shares) */
+	size_t device_rows;    /* rows of a device; 0: host-only steps */
 };
 void stats_steps_summarize(const struct stats_steps *s, struct stats_step_summary *sum);
 

@@ -112,6 +112,7 @@ void stats_steps_summarize(const struct stats_steps *s, struct stats_step_summar
 		sum->communication += r->comm_not_overlapped;
 		sum->free_time += r->free_time;
 		sum->rows_total += r->total;
+		sum->device_rows += r->device >= 0;
 		/* a step's time: its longest row; count each step number once */
 		int seen = 0;
 		for (size_t j = 0; j < i; j++)

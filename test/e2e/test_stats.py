@@ -59,6 +59,9 @@ class HostSteps(StatsCase):
         self.assertIn("Steps: 6 ", out)
         self.assertIn("total %.3f ms" % (total / 1000), out)
         self.assertIn("average %.3f ms" % (total / 6000), out)
+        # host-only steps: no device split that would call it all "device idle"
+        self.assertIn("no device activity was recorded", out)
+        self.assertNotIn("Free (device idle)", out)
         self.assertIn("Operators by total host time", out)
 
     def test_steps_view_matches_csv(self):
