@@ -80,6 +80,9 @@ static void summary(const char *dir, enum parse_status st, const struct parse_re
 		       r->dev_apis);
 	if (r->lost)
 		printf(", %" PRIu64 " records lost while recording", r->lost);
+	if (r->storage_limit_reached)
+		printf("; storage limit of %" PRIu64 " MB reached: streams stopped recording there",
+		       r->storage_limit_bytes >> 20);
 	if (st == PARSE_DAMAGED)
 		printf("; DAMAGED: skipped %" PRIu64 " streams, %" PRIu64 " chunks, %" PRIu64
 		       " records, %" PRIu64 " bytes", r->skipped_streams, r->skipped_chunks,

@@ -63,7 +63,8 @@ struct run_flag {
 
 enum { OPT_CONFIG = 256, OPT_NO_PARSE, OPT_DELAY, OPT_DURATION, OPT_SAMPLING,
        OPT_START_PAUSED, OPT_ACTIVITIES, OPT_SKIP_FIRST, OPT_WAIT, OPT_WARMUP, OPT_ACTIVE,
-       OPT_REPEAT, OPT_RECORD_SHAPES, OPT_WITH_STACK, OPT_DYNAMIC, OPT_ARCHIVE };
+       OPT_REPEAT, OPT_RECORD_SHAPES, OPT_WITH_STACK, OPT_DYNAMIC, OPT_ARCHIVE,
+       OPT_STORAGE_LIMIT };
 
 static const struct run_flag run_flags[] = {
 	{ "output", 1, 'o', "output_path", NULL, "DIR",
@@ -98,6 +99,8 @@ static const struct run_flag run_flags[] = {
 	  "record the Python call stack of operators" },
 	{ "dynamic", 1, OPT_DYNAMIC, NULL, NULL, "DIR",
 	  "record only when DIR/profiler_config.json is edited during the run" },
+	{ "storage-limit", 1, OPT_STORAGE_LIMIT, "storage_limit", NULL, "MB",
+	  "raw data the whole tree may record (0 = none); past it, recording stops" },
 	{ "archive", 1, OPT_ARCHIVE, "archive", NULL, "FORMAT",
 	  "after the parse, pack the run directory: tar.gz, tar.zst or zip" },
 	{ "help", 0, 'h', NULL, NULL, NULL, "show this help and exit" },
@@ -294,6 +297,7 @@ static int run_make_dir(struct run_ctx *r)
 	if (rundir_create(&r->rd, r->cfg.output_path, name, r->cfg.delay_s <= 0,
 			  err, sizeof err))
 		goto fail;
+	rundir_set_budget(&r->rd, (uint64_t)r->cfg.storage_limit_mb << 20);
 	fprintf(stderr, "prof: recording into %s\n", r->rd.path);
 	return 0;
 fail:
@@ -535,7 +539,22 @@ static void run_finish_info(struct run_ctx *r, int exit_code, int sig)
 	char *raw = fs_join(r->rd.path, PROF_RAW_DIR);
 	e->totals_ok = raw && raw_totals_of_dir(raw, &e->totals) == 0;
 	free(raw);
+	e->storage_limit_reached = rundir_budget_reached(&r->rd, NULL);
 	run_write_info(r);
+}
+
+/* The last line when --storage-limit stopped recording: said plainly. */
+static void run_report_storage(const struct run_ctx *r)
+{
+	const struct info_end *e = &r->info.end_info;
+	if (!e->storage_limit_reached)
+		return;
+	char lost[64] = "";
+	if (e->totals_ok)
+		snprintf(lost, sizeof lost, "; %llu records lost",
+			 (unsigned long long)e->totals.lost);
+	fprintf(stderr, "prof: storage limit of %u MB reached: streams stopped recording "
+		"there%s\n", r->cfg.storage_limit_mb, lost);
 }
 
 /* With `archive`: packs the run directory next to itself. */
@@ -634,6 +653,7 @@ static int run_program(struct run_ctx *r)
 	int status = run_mirror(r, &code, &sig);
 	run_finish_info(r, code, sig);
 	run_parse(r);
+	run_report_storage(r);
 	return status;
 }
 

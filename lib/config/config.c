@@ -98,7 +98,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ "gzip", T_BOOL, OFF(gzip), 0, 0, NULL, "boolean",
 	  "write trace_view.json.gz instead of trace_view.json", false },
 	{ "storage_limit", T_UINT, OFF(storage_limit_mb), 0, MB_MAX, NULL, "integer MB, 0 = none",
-	  "largest raw data to record", true },
+	  "raw data the whole tree may record; past it streams stop recording and count losses", false },
 	{ "host_sys", T_SET, OFF(host_sys), 0, 0, host_names, "list: cpu, mem, disk, network",
 	  "host data to sample (default cpu, mem)", false },
 	{ "archive", T_ENUM, OFF(archive), 0, 0, archive_names, "none, tar.gz, tar.zst, zip",

@@ -62,6 +62,8 @@ struct parse_report {
 	uint64_t events_dropped;   /* left out by --step-list or --timeline-limit */
 	int truncated;             /* --timeline-limit cut trace_view.json */
 	int raw_removed;           /* --data-simplification deleted raw/ */
+	int storage_limit_reached; /* --storage-limit stopped some stream (raw/control) */
+	uint64_t storage_limit_bytes; /* the run's --storage-limit, 0: none */
 };
 
 enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,

@@ -1,5 +1,6 @@
 /* parse_run_dir: a run directory in, PROFILER_OUTPUT/ out. */
 #include "parse/parse.h"
+#include "run/rundir.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -570,7 +571,13 @@ static enum parse_status parse_some(const char *run_dir, int64_t rank, const cha
 enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,
 				struct parse_report *r)
 {
-	return parse_some(run_dir, -1, run_dir, o, r);
+	/* Read before the parse: --data-simplification may remove raw/. */
+	uint64_t budget;
+	int reached = rundir_budget_of(run_dir, &budget);
+	enum parse_status st = parse_some(run_dir, -1, run_dir, o, r);
+	r->storage_limit_reached = reached == 1;
+	r->storage_limit_bytes = reached >= 0 ? budget : 0;
+	return st;
 }
 
 enum parse_status parse_run_rank(const char *run_dir, int64_t rank, const char *out_base,

@@ -1,8 +1,10 @@
 /*
  * The control page: one small shared file, <run>/raw/control, that the
- * launcher writes and every agent maps read-only. It switches recording on
- * and off across the whole process tree (--delay, --duration) with one load
- * on the agent's hot path and no signal or socket.
+ * launcher creates and every agent maps. It switches recording on and off
+ * across the whole process tree (--delay, --duration) with one load on the
+ * agent's hot path and no signal or socket. Agents map it read-write for
+ * one field only, the shared counter raw_used_bytes; every other field is
+ * written by the launcher alone.
  */
 #ifndef PROF_RAW_CONTROL_H
 #define PROF_RAW_CONTROL_H
@@ -24,6 +26,13 @@ struct raw_control {
 	uint32_t dyn_active;     /* steps to record */
 	uint32_t dyn_flags;      /* PROF_FW_* bits (lib/common/agent_env.h) */
 	uint32_t dyn_start_step; /* first step to record; 0: the next one */
+	/* --storage-limit: the run-wide budget of raw chunk bytes (0: none),
+	 * written by the launcher before the program starts, and the bytes
+	 * of chunks asked for so far by every agent's writers (atomic
+	 * fetch_add at each chunk, see raw_writer_opts). A total past the
+	 * budget means some writer was refused a chunk and stopped. */
+	uint64_t raw_budget_bytes;
+	uint64_t raw_used_bytes;
 };
 
 #endif

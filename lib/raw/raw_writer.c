@@ -74,6 +74,18 @@ static void fill_header(struct raw_writer *w, const struct raw_writer_opts *o)
 	memcpy(h->magic, RAW_MAGIC, sizeof h->magic);
 }
 
+/* Whether the budget grants one more chunk. The fetch_add is not undone
+ * on refusal: a total past the limit is how the launcher learns that the
+ * limit was reached. */
+static int budget_grant(struct raw_writer *w)
+{
+	if (!w->budget_used || !w->budget_limit)
+		return 1;
+	uint64_t was = __atomic_fetch_add(w->budget_used, (uint64_t)w->chunk_size,
+					  __ATOMIC_RELAXED);
+	return was + w->chunk_size <= w->budget_limit;
+}
+
 int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
 		    const struct raw_writer_opts *o)
 {
@@ -81,6 +93,8 @@ int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
 	w->fd = -1;
 	w->clock = o->clock ? o->clock : RAW_CLOCK_MONOTONIC;
 	w->chunk_size = o->chunk_size ? o->chunk_size : RAW_CHUNK_DEFAULT;
+	w->budget_used = o->budget_used;
+	w->budget_limit = o->budget_limit;
 	if (w->chunk_size < RAW_CHUNK_MIN || w->chunk_size > RAW_CHUNK_MAX ||
 	    w->chunk_size % (uint32_t)sysconf(_SC_PAGESIZE))
 		return -EINVAL;
@@ -101,27 +115,55 @@ int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
 	}
 	if (!rc) {
 		fill_header(w, o);
-		rc = begin_chunk(w, 0);
+		if (budget_grant(w)) {
+			rc = begin_chunk(w, 0);
+		} else {
+			/* The budget is spent: a header without chunks, whose
+			 * lost_total counts every record offered. pos == end
+			 * sends each reserve to the slow path. */
+			static char no_room;
+			w->broken = 2;
+			w->pos = w->end = &no_room;
+		}
 	}
 	if (rc)
 		raw_writer_abandon(w);
 	return rc;
 }
 
-void *raw_writer_reserve_slow(struct raw_writer *w, uint32_t size)
+/* The slow path; `count`: a drop is counted as lost. */
+static void *reserve_slow(struct raw_writer *w, uint32_t size, int count)
 {
 	if (w->broken || !w->chunk ||
-	    size > w->chunk_size - sizeof(struct raw_chunk_header)) {
-		raw_writer_lose(w, 1);
-		return NULL;
+	    size > w->chunk_size - sizeof(struct raw_chunk_header))
+		goto drop;
+	if (!budget_grant(w)) {
+		/* The run's storage limit: stop here, committed data stays. */
+		w->broken = 2;
+		goto drop;
 	}
 	if (begin_chunk(w, (uint64_t)w->chunk->index + 1) != 0) {
 		/* Out of disk or address space: stop trying, count what we drop. */
 		w->broken = 1;
-		raw_writer_lose(w, 1);
-		return NULL;
+		goto drop;
 	}
 	return w->pos;
+drop:
+	if (count)
+		raw_writer_lose(w, 1);
+	return NULL;
+}
+
+void *raw_writer_reserve_slow(struct raw_writer *w, uint32_t size)
+{
+	return reserve_slow(w, size, 1);
+}
+
+static inline void *reserve_aux(struct raw_writer *w, uint32_t size)
+{
+	if (w->pos + size <= w->end)
+		return w->pos;
+	return reserve_slow(w, size, 0);
 }
 
 void raw_writer_lose(struct raw_writer *w, uint64_t n)
@@ -131,11 +173,11 @@ void raw_writer_lose(struct raw_writer *w, uint64_t n)
 		__atomic_store_n(&w->hdr->lost_total, w->hdr->lost_total + n, __ATOMIC_RELAXED);
 }
 
-int raw_writer_emit(struct raw_writer *w, uint16_t type, uint64_t ts,
-		    const void *payload, uint32_t len)
+static int emit(struct raw_writer *w, uint16_t type, uint64_t ts,
+		const void *payload, uint32_t len, int count)
 {
 	uint32_t size = raw_align((uint32_t)sizeof(struct raw_record) + len);
-	struct raw_record *r = raw_writer_reserve(w, size);
+	struct raw_record *r = count ? raw_writer_reserve(w, size) : reserve_aux(w, size);
 	if (!r)
 		return -1;
 	r->type = type;
@@ -148,6 +190,18 @@ int raw_writer_emit(struct raw_writer *w, uint16_t type, uint64_t ts,
 	memset((char *)(r + 1) + len, 0, size - sizeof *r - len);
 	raw_writer_commit(w, size);
 	return 0;
+}
+
+int raw_writer_emit(struct raw_writer *w, uint16_t type, uint64_t ts,
+		    const void *payload, uint32_t len)
+{
+	return emit(w, type, ts, payload, len, 1);
+}
+
+int raw_writer_emit_aux(struct raw_writer *w, uint16_t type, uint64_t ts,
+			const void *payload, uint32_t len)
+{
+	return emit(w, type, ts, payload, len, 0);
 }
 
 static uint64_t hash_bytes(const char *s, uint32_t len)
@@ -204,7 +258,8 @@ static uint32_t define_string(struct raw_writer *w, const char *s, uint32_t len,
 			      uint32_t id)
 {
 	uint32_t size = raw_align((uint32_t)(sizeof(struct raw_record) + sizeof(struct raw_string)) + len + 1);
-	struct raw_record *r = raw_writer_reserve(w, size);
+	/* Not counted when dropped: the record that names it is. */
+	struct raw_record *r = reserve_aux(w, size);
 	if (!r)
 		return 0;
 	struct raw_string *rs = (struct raw_string *)(r + 1);

@@ -37,7 +37,8 @@ struct raw_writer {
 	char *pos;                     /* next record */
 	char *end;                     /* end of the current chunk */
 	uint64_t lost_pending;         /* dropped since the last chunk began */
-	int broken;                    /* no more chunks can be had: count losses */
+	int broken;                    /* no more chunks can be had: count losses;
+					* 1: no disk or memory, 2: budget spent */
 
 	/* string interning */
 	struct raw_intern_cache cache[RAW_INTERN_CACHE];
@@ -47,6 +48,11 @@ struct raw_writer {
 	uint32_t next_id;
 	char *arena;
 	size_t arena_left;
+
+	/* A budget of chunk bytes shared with other writers (--storage-limit),
+	 * or NULL: see raw_writer_opts. Last, away from the fast path's fields. */
+	uint64_t *budget_used;
+	uint64_t budget_limit;
 };
 
 struct raw_writer_opts {
@@ -56,6 +62,19 @@ struct raw_writer_opts {
 	int32_t pid, tid, ppid;
 	uint64_t tsc_hz;
 	const char *comm;
+	/* Optional budget (the run's --storage-limit): every chunk begun adds
+	 * chunk_size to *budget_used with an atomic fetch_add (writers in other
+	 * processes may share the counter through a shared mapping). A chunk
+	 * that would take the total past budget_limit is refused: the stream
+	 * stops recording (it is then "broken") and every later record is
+	 * counted as lost. Chunk 0 is asked for too: a stream opened once the
+	 * budget is spent is a header without chunks (its lost_total counts
+	 * what it was offered), so the chunk bytes never exceed the budget.
+	 * Stopping, not dropping the oldest chunks, keeps the crash-safety
+	 * rule that committed data is never rewritten. NULL (the launcher's
+	 * own writers): no budget. */
+	uint64_t *budget_used;
+	uint64_t budget_limit;
 };
 
 /* Creates `name` under `dirfd` (O_EXCL, mode 0640) and begins chunk 0.
@@ -95,6 +114,21 @@ static inline void raw_writer_commit(struct raw_writer *w, uint32_t size)
 /* Writes a record with `len` payload bytes; returns 0 or -1 (counted lost). */
 int raw_writer_emit(struct raw_writer *w, uint16_t type, uint64_t ts,
 		    const void *payload, uint32_t len);
+
+/* The same for a bookkeeping record (a thread's name, the process record,
+ * a recording switch): written when there is room, but a failure is not
+ * counted as lost. `lost` counts only the events the program or a
+ * collector produced, so that emitted = recorded + lost holds exactly.
+ * String definitions are bookkeeping too: the record naming the string is
+ * the one counted when it cannot be written. */
+int raw_writer_emit_aux(struct raw_writer *w, uint16_t type, uint64_t ts,
+			const void *payload, uint32_t len);
+
+/* Whether the stream stopped recording because its budget was spent. */
+static inline int raw_writer_over_budget(const struct raw_writer *w)
+{
+	return w->broken == 2;
+}
 
 /* The id of string `s` in this stream, writing its definition the first
  * time (stamped `ts`). Returns 0 when it could not be written. */

@@ -109,6 +109,7 @@ static void info_add_end(cJSON *root, const struct info_end *e)
 	info_add_total(o, "records", e->totals_ok, e->totals.records);
 	info_add_total(o, "lost", e->totals_ok, e->totals.lost);
 	info_add_total(o, "damaged_streams", e->totals_ok, e->totals.damaged_streams);
+	cJSON_AddBoolToObject(o, "storage_limit_reached", e->storage_limit_reached);
 }
 
 static void info_add_head(cJSON *root, const struct run_info *ri)

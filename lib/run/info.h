@@ -22,6 +22,7 @@ struct info_end {
 	uint64_t duration_ns;
 	bool totals_ok;           /* false: totals unknown, written as null */
 	struct raw_totals totals;
+	bool storage_limit_reached; /* --storage-limit stopped some stream */
 };
 
 struct run_info {

@@ -238,6 +238,45 @@ void rundir_set_recording(struct rundir *rd, bool on)
 	rundir_switch_note(rd, on);
 }
 
+void rundir_set_budget(struct rundir *rd, uint64_t bytes)
+{
+	if (rd->control)
+		__atomic_store_n(&rd->control->raw_budget_bytes, bytes, __ATOMIC_RELEASE);
+}
+
+static bool budget_reached(const struct raw_control *c, uint64_t *used)
+{
+	uint64_t budget = __atomic_load_n(&c->raw_budget_bytes, __ATOMIC_ACQUIRE);
+	uint64_t u = __atomic_load_n(&c->raw_used_bytes, __ATOMIC_ACQUIRE);
+	if (used)
+		*used = u;
+	return budget && u > budget;
+}
+
+bool rundir_budget_reached(const struct rundir *rd, uint64_t *used)
+{
+	if (used)
+		*used = 0;
+	return rd->control && budget_reached(rd->control, used);
+}
+
+int rundir_budget_of(const char *run_dir, uint64_t *budget)
+{
+	*budget = 0;
+	char *path = fs_join(run_dir, PROF_RAW_DIR "/" RAW_CONTROL_FILE);
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	free(path);
+	if (fd < 0)
+		return -1;
+	struct raw_control c;
+	ssize_t n = pread(fd, &c, sizeof c, 0);
+	close(fd);
+	if (n != (ssize_t)sizeof c || c.magic != RAW_CONTROL_MAGIC)
+		return -1;
+	*budget = c.raw_budget_bytes;
+	return budget_reached(&c, NULL);
+}
+
 void rundir_finish(struct rundir *rd)
 {
 	if (rd->switches.hdr)

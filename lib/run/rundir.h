@@ -57,6 +57,18 @@ int rundir_create(struct rundir *rd, const char *output, const char *name,
 /* Switches recording for the whole tree; bumps the generation on a change. */
 void rundir_set_recording(struct rundir *rd, bool on);
 
+/* --storage-limit: the budget of raw chunk bytes every agent of the tree
+ * shares (0: none). Set before the program starts. */
+void rundir_set_budget(struct rundir *rd, uint64_t bytes);
+
+/* Whether the tree asked for more raw chunk bytes than the budget allowed
+ * (some stream then stopped recording); *used gets the bytes asked for. */
+bool rundir_budget_reached(const struct rundir *rd, uint64_t *used);
+
+/* The same read from a run directory's raw/control (the parse): 1 reached,
+ * 0 not or no budget, with *budget the limit (0: none); -1 unreadable. */
+int rundir_budget_of(const char *run_dir, uint64_t *budget);
+
 /* The tree is gone: closes the launcher's switch stream so the parse sees
  * it ended cleanly. rundir_close does it too, for the error paths. */
 void rundir_finish(struct rundir *rd);

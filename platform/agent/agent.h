@@ -31,6 +31,10 @@ struct agent {
 	uint64_t tsc_hz;
 	const volatile uint32_t *control; /* launcher's recording switch */
 	const volatile struct raw_control *ctl; /* its page; NULL without the launcher */
+	/* --storage-limit: the page's shared counter and the budget, handed
+	 * to every writer of this process (raw_writer_opts); NULL/0: none. */
+	uint64_t *budget_used;
+	uint64_t budget_limit;
 	/* Why this process does not record now: AGENT_OFF_* bits. With the
 	 * launcher's page, the hot path's whole test is two loads. */
 	volatile uint32_t off;

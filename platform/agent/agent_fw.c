@@ -21,6 +21,7 @@ static int fw_open(void)
 		.clock = RAW_CLOCK_MONOTONIC, .kind = RAW_STREAM_FRAMEWORK,
 		.chunk_size = agent.chunk_size, .pid = agent.pid, .tid = 0,
 		.ppid = (int32_t)getppid(), .comm = "framework",
+		.budget_used = agent.budget_used, .budget_limit = agent.budget_limit,
 	};
 	int rc = raw_writer_open(&fw, agent.proc_dirfd, "fw.raw", &o);
 	if (rc) {

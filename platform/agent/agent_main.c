@@ -60,7 +60,13 @@ static void map_control(void)
 {
 	char path[4200];
 	snprintf(path, sizeof path, "%s/%s/%s", agent.run_dir, PROF_RAW_DIR, RAW_CONTROL_FILE);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Read-write for the storage budget's shared counter only. */
+	int prot = PROT_READ | PROT_WRITE;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		prot = PROT_READ;   /* no budget can be kept: none is */
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	if (fd < 0) {
 		/* Run without the launcher (tests, a hand-set environment):
 		 * nothing switches recording off from outside. */
@@ -68,7 +74,7 @@ static void map_control(void)
 		agent.control = &always;
 		return;
 	}
-	struct raw_control *c = mmap(NULL, sizeof *c, PROT_READ, MAP_SHARED, fd, 0);
+	struct raw_control *c = mmap(NULL, sizeof *c, prot, MAP_SHARED, fd, 0);
 	close(fd);
 	if (c == MAP_FAILED || c->magic != RAW_CONTROL_MAGIC) {
 		agent_log("%s: not a control page; recording stays off", path);
@@ -76,6 +82,13 @@ static void map_control(void)
 	}
 	agent.control = &c->recording;
 	agent.ctl = c;
+	uint64_t budget = __atomic_load_n(&c->raw_budget_bytes, __ATOMIC_ACQUIRE);
+	if (budget && (prot & PROT_WRITE)) {
+		agent.budget_used = &c->raw_used_bytes;
+		agent.budget_limit = budget;
+	} else if (budget) {
+		agent_log("%s: read-only; the storage limit is not kept", path);
+	}
 }
 
 /* Creates raw/<pid>.<n>/ for this process image: exec keeps the pid, so

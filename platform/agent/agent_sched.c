@@ -101,7 +101,7 @@ static void set_off(struct agent_thread *t, uint32_t mask, uint32_t bits, uint32
 		sched.windows++;
 	if (t) {
 		struct raw_recording r = { !after, cause };
-		raw_writer_emit(&t->w, RAW_REC_RECORDING, agent_ticks(), &r, sizeof r);
+		raw_writer_emit_aux(&t->w, RAW_REC_RECORDING, agent_ticks(), &r, sizeof r);
 	}
 	agent_dev_update();
 }

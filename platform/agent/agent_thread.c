@@ -54,7 +54,7 @@ static void on_thread_exit(void *arg)
 	read_comm(t->tid, name, sizeof name);
 	uint64_t ts = agent_ticks();
 	struct raw_thread_name tn = { t->tid, raw_writer_intern(&t->w, name, ts) };
-	raw_writer_emit(&t->w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
+	raw_writer_emit_aux(&t->w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
 	raw_writer_close(&t->w);
 	t->closed = 1;
 	/* A later record on this thread (another TLS destructor) must not
@@ -73,6 +73,7 @@ static int open_stream(struct agent_thread *t, const char *comm)
 		.clock = agent.clock, .kind = RAW_STREAM_THREAD, .chunk_size = agent.chunk_size,
 		.pid = agent.pid, .tid = t->tid, .ppid = (int)getppid(),
 		.tsc_hz = agent.tsc_hz, .comm = comm,
+		.budget_used = agent.budget_used, .budget_limit = agent.budget_limit,
 	};
 	char name[64];
 	int rc = -EEXIST;
@@ -142,10 +143,10 @@ void agent_record_process(struct agent_thread *t, int ppid)
 		.exe_id = raw_writer_intern(&t->w, exe, ts),
 		.rank_id = rank >= 0 ? raw_writer_intern(&t->w, rank_text, ts) : 0,
 	};
-	raw_writer_emit(&t->w, RAW_REC_PROCESS, ts, &p, sizeof p);
+	raw_writer_emit_aux(&t->w, RAW_REC_PROCESS, ts, &p, sizeof p);
 	if (agent_recording()) {
 		struct raw_recording r = { 1, RAW_CAUSE_START };
-		raw_writer_emit(&t->w, RAW_REC_RECORDING, ts, &r, sizeof r);
+		raw_writer_emit_aux(&t->w, RAW_REC_RECORDING, ts, &r, sizeof r);
 	}
 }
 
@@ -179,7 +180,7 @@ void agent_threads_finish(void)
 			uint64_t ts = agent_ticks();
 			if (name[0]) {
 				struct raw_thread_name tn = { t->tid, raw_writer_intern(&self->w, name, ts) };
-				raw_writer_emit(&self->w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
+				raw_writer_emit_aux(&self->w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
 			}
 		}
 		if (t != self) {
@@ -210,7 +211,7 @@ int pthread_setname_np(pthread_t thread, const char *name)
 	if (self) {
 		uint64_t ts = agent_ticks();
 		struct raw_thread_name tn = { self->tid, raw_writer_intern(&self->w, name, ts) };
-		raw_writer_emit(&self->w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
+		raw_writer_emit_aux(&self->w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
 	}
 	return rc;
 }

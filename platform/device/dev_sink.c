@@ -41,6 +41,7 @@ static struct raw_writer *sink_writer(void)
 		.clock = RAW_CLOCK_MONOTONIC, .kind = RAW_STREAM_DEVICE,
 		.chunk_size = agent.chunk_size, .pid = agent.pid, .tid = 0,
 		.ppid = (int32_t)getppid(), .comm = "device",
+		.budget_used = agent.budget_used, .budget_limit = agent.budget_limit,
 	};
 	int rc = raw_writer_open(&sink.w, agent.proc_dirfd, "dev.raw", &o);
 	if (rc) {

@@ -190,8 +190,11 @@ char **spawn_env_build(char *const *base, const struct spawn_env_opts *o)
 	for (size_t i = 0; i < nbase; i++) {
 		const char *e = base[i];
 		/* A PROF_AGENT_* left over from an outer run would point the
-		 * agent at somebody else's run directory. */
-		if (strncmp(e, "PROF_AGENT_", 11) == 0 ||
+		 * agent at somebody else's run directory. The chunk size is
+		 * the one kept: a tuning knob (tests lower it so that
+		 * --storage-limit bites sooner), it names no run. */
+		if ((strncmp(e, "PROF_AGENT_", 11) == 0 &&
+		     !spawn_env_is(e, PROF_AGENT_CHUNK_KB)) ||
 		    spawn_env_is(e, "LD_PRELOAD") ||
 		    (o->python_dir && spawn_env_is(e, "PYTHONPATH")) ||
 		    spawn_env_replaced(e, base, o))

@@ -138,7 +138,8 @@ static const struct spawn_env_opts env_opts = {
 static void test_env_fresh(void)
 {
 	char *base[] = { "HOME=/h", "PATH=/bin", "PROF_AGENT_RUN_DIR=/stale",
-			 "PROF_AGENT_BOGUS=1", "X=PROF_AGENT_RUN_DIR=kept", NULL };
+			 "PROF_AGENT_BOGUS=1", "X=PROF_AGENT_RUN_DIR=kept",
+			 "PROF_AGENT_CHUNK_KB=64", NULL };
 	char **env = spawn_env_build(base, &env_opts);
 	CHECK(env != NULL);
 	CHECK_STR(spawn_env_get(env, "LD_PRELOAD"), "/p/lib/prof/libprof_agent.so");
@@ -146,6 +147,7 @@ static void test_env_fresh(void)
 	CHECK_STR(spawn_env_get(env, "PROF_AGENT_RUN_DIR"), "/out/h_1_x_prof");
 	CHECK(env_count(env, "PROF_AGENT_RUN_DIR=") == 1);
 	CHECK(spawn_env_get(env, "PROF_AGENT_BOGUS") == NULL);
+	CHECK_STR(spawn_env_get(env, "PROF_AGENT_CHUNK_KB"), "64");   /* a knob, kept */
 	CHECK_STR(spawn_env_get(env, "PROF_AGENT_CLOCK"), "tsc");
 	CHECK_STR(spawn_env_get(env, "PROF_AGENT_TSC_HZ"), "2900000000");
 	CHECK_STR(spawn_env_get(env, "PROF_AGENT_ACTIVITIES"), "CPU,DEVICE");
@@ -158,7 +160,8 @@ static void test_env_fresh(void)
 	CHECK_STR(env[0], "HOME=/h");
 	CHECK_STR(env[1], "PATH=/bin");
 	CHECK_STR(env[2], "X=PROF_AGENT_RUN_DIR=kept");
-	CHECK(env_count(env, "") == 3 + 2 + 6);
+	CHECK_STR(env[3], "PROF_AGENT_CHUNK_KB=64");
+	CHECK(env_count(env, "") == 4 + 2 + 6);
 	spawn_env_free(env);
 }
 
