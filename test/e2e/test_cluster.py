@@ -79,9 +79,12 @@ class Cluster(ProfTestCase):
         self.check_rows(self.rows())
         s = self.slow()
         comp = [v for v in s["slow"] if v["phase"] == "Computing"]
-        self.assertEqual([v["rank"] for v in comp], [1], s)
-        self.assertAlmostEqual(comp[0]["excess_us"], 15000, delta=3000)
-        self.assertAlmostEqual(comp[0]["excess_pct"], 75, delta=15)
+        worst = max(comp, key=lambda v: v["excess_us"])
+        self.assertEqual(worst["rank"], 1, s)
+        self.assertAlmostEqual(worst["excess_us"], 15000, delta=3000)
+        self.assertAlmostEqual(worst["excess_pct"], 75, delta=15)
+        # a stalled stream may push another rank past 1 ms, never near 15
+        self.assertTrue(all(v["excess_us"] < 6000 for v in s["slow"] if v is not worst), s)
         for st in s["steps"]:
             self.assertEqual(st["worst"][0]["rank"], 1, st)
 
@@ -89,8 +92,13 @@ class Cluster(ProfTestCase):
         p = self.run_ranks(-1, "none", with_rank=False)
         self.assertIn("no rank in profiler_info.json", p.stderr)
         self.check_rows(self.rows())
-        self.assertEqual(self.slow()["slow"], [])
-        self.assertIn("no slow rank", p.stdout)
+        # The exact rule (nothing over max(10%, 1 ms)) is test_cluster.c's: on a
+        # busy machine a stalled stream can cross 1 ms here. Nothing designed
+        # slow (15 ms) may be reported.
+        slow = self.slow()["slow"]
+        self.assertTrue(all(v["excess_us"] < 6000 for v in slow), slow)
+        if not slow:
+            self.assertIn("no slow rank", p.stdout)
 
 
 if __name__ == "__main__":
