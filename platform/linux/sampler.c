@@ -161,11 +161,7 @@ static void *sampler_main(void *arg)
 		if (sampler_take(&s->st, now, &hs) == 0 &&
 		    raw_writer_emit(&s->w, RAW_REC_HOST_SAMPLE, now, &hs, sizeof hs) == 0)
 			s->samples++;
-		next += s->interval_ns;
-		/* After a stall (a suspended machine), resume the grid from now
-		 * rather than firing the missed samples back to back. */
-		if (next < now)
-			next = now + s->interval_ns;
+		next = ticker_next(next, now, s->interval_ns);
 	} while (!ticker_wait(s->stop_fd[0], next));
 	return NULL;
 }
@@ -214,10 +210,7 @@ uint64_t sampler_stop(struct sampler *s)
 {
 	if (!s)
 		return 0;
-	char c = 1;
-	while (write(s->stop_fd[1], &c, 1) < 0 && errno == EINTR)
-		;
-	pthread_join(s->thread, NULL);
+	ticker_stop(s->stop_fd[1], s->thread);
 	raw_writer_close(&s->w);
 	uint64_t n = s->samples;
 	sampler_free(s);

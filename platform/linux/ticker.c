@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "raw/raw_clock.h"
 
@@ -19,4 +20,18 @@ bool ticker_wait(int stop_fd, uint64_t deadline)
 		if (r >= 0 || errno != EINTR)
 			return r > 0;
 	}
+}
+
+uint64_t ticker_next(uint64_t next, uint64_t now, uint64_t interval)
+{
+	next += interval;
+	return next < now ? now + interval : next;
+}
+
+void ticker_stop(int stop_fd_write, pthread_t thread)
+{
+	char c = 1;
+	while (write(stop_fd_write, &c, 1) < 0 && errno == EINTR)
+		;
+	pthread_join(thread, NULL);
 }

@@ -92,10 +92,7 @@ static void *nvml_main(void *arg)
 	uint64_t next = raw_clock_ns(CLOCK_MONOTONIC);
 	do {
 		nvml_take(s);
-		uint64_t now = raw_clock_ns(CLOCK_MONOTONIC);
-		next += s->interval_ns;
-		if (next < now)   /* after a stall, keep the grid from now */
-			next = now + s->interval_ns;
+		next = ticker_next(next, raw_clock_ns(CLOCK_MONOTONIC), s->interval_ns);
 	} while (!ticker_wait(s->stop_fd[0], next));
 	return NULL;
 }
@@ -174,10 +171,7 @@ uint64_t nvml_sampler_stop(struct nvml_sampler *s)
 {
 	if (!s)
 		return 0;
-	char c = 1;
-	while (write(s->stop_fd[1], &c, 1) < 0 && errno == EINTR)
-		;
-	pthread_join(s->thread, NULL);
+	ticker_stop(s->stop_fd[1], s->thread);
 	raw_writer_close(&s->w);
 	uint64_t n = s->samples;
 	nvml_free(s);
