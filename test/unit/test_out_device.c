@@ -17,16 +17,6 @@
 
 #define MIB (1ull << 20)
 
-static void info_file(const char *run)
-{
-	char *info = rg_path(run, "profiler_info.json");
-	char text[256];
-	snprintf(text, sizeof text, "{\"clock\": {\"start\": {\"mono_ns\": %" PRIu64
-		 ", \"real_ns\": 1700000000000000000}}}\n", B);
-	rg_write(info, text);
-	free(info);
-}
-
 /* Steps 1..3 end at 10000, 20000, 30000; recording began at 10. */
 static void main_thread(const char *run)
 {
@@ -111,7 +101,7 @@ static void sampler(const char *run)
 static char *make_run(const char *name)
 {
 	char *run = rg_tmpdir(name);
-	info_file(run);
+	write_min_info(run);
 	main_thread(run);
 	framework(run);
 	device(run);
@@ -343,7 +333,7 @@ static void test_device_run(void)
 static void test_late(void)
 {
 	char *run = rg_tmpdir("dev-late");
-	info_file(run);
+	write_min_info(run);
 	main_thread(run);
 	struct raw_writer w;
 	char *d = rg_path(run, "raw/700.0");
@@ -377,7 +367,7 @@ static void test_late(void)
 static void test_damaged(void)
 {
 	char *run = rg_tmpdir("dev-damaged");
-	info_file(run);
+	write_min_info(run);
 	main_thread(run);
 	struct raw_writer w;
 	char *d = rg_path(run, "raw/700.0"), *dev = rg_path(d, "dev.raw");
@@ -440,7 +430,7 @@ static void allreduces(const char *run, int pid, const uint64_t *at, int n)
 static void test_two_procs(void)
 {
 	char *run = rg_tmpdir("dev-two");
-	info_file(run);
+	write_min_info(run);
 	main_thread(run);
 	steps_800(run);
 	static const uint64_t a[] = { 1000, 12000 }, b[] = { 1100, 15000, 25000 };

@@ -86,12 +86,7 @@ static void framework(const char *run)
 static char *make_run(const char *name)
 {
 	char *run = rg_tmpdir(name);
-	char *info = rg_path(run, "profiler_info.json");
-	char text[256];
-	snprintf(text, sizeof text, "{\"clock\": {\"start\": {\"mono_ns\": %" PRIu64
-		 ", \"real_ns\": 1700000000000000000}}}\n", B);
-	rg_write(info, text);
-	free(info);
+	write_min_info(run);
 	main_thread(run);
 	launcher(run);
 	framework(run);
