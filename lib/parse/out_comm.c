@@ -169,7 +169,7 @@ static int merge_steps(struct out_comm *c, struct outs *o, struct cursor *k,
 		for (size_t i = 0; i < c->n && rc == 0; i++)
 			for (; k[i].have && k[i].step == step && rc == 0; advance(&k[i], f, have_steps))
 				rc = buf_add(&b, &k[i].cur) ? -ENOMEM : 0;
-		if (rc == 0)
+		if (rc == 0 && (have_steps ? out_step_find_wanted(f, step) : !f->want))
 			write_step(o, &b, step, have_steps, base);
 	}
 	free(b.v);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "parse/out_file.h"
+#include "parse/out_spill.h"
 
 #define NA "N/A"
 
@@ -13,7 +14,7 @@ int out_kernel_open(struct out_kernel *k, const char *dir, uint64_t base_mono_ns
 {
 	memset(k, 0, sizeof *k);
 	k->base = base_mono_ns;
-	k->spill = out_file_scratch(dir);
+	k->spill = out_spill_open(dir);
 	if (!k->spill)
 		return errno ? -errno : -EIO;
 	csv_init(&k->c, k->spill);
@@ -23,8 +24,7 @@ int out_kernel_open(struct out_kernel *k, const char *dir, uint64_t base_mono_ns
 void out_kernel_row(struct out_kernel *k, const struct out_kernel_row *r)
 {
 	struct csv *c = &k->c;
-	if (fprintf(k->spill, "%" PRId32 ",%" PRIu64 ",", r->pid, r->attr_ns) < 0)
-		c->error = 1;
+	out_spill_key(k->spill, r->pid, r->attr_ns);
 	csv_uint(c, r->device);
 	csv_str(c, NA);
 	csv_uint(c, r->correlation);
@@ -47,44 +47,6 @@ void out_kernel_row(struct out_kernel *k, const struct out_kernel_row *r)
 	k->rows++;
 }
 
-/* Copies the rest of a spilled row, through its newline (one inside
- * quotes is part of a field, so lines are joined while a quote is open).
- * A line at a time: a byte at a time was a tenth of the whole parse.
- * 0, or -1 at the end of the spill. */
-static int copy_row(FILE *in, FILE *out, char **line, size_t *cap)
-{
-	int quoted = 0, any = 0;
-	ssize_t n;
-	while ((n = getline(line, cap, in)) > 0) {
-		any = 1;
-		fwrite(*line, 1, (size_t)n, out);
-		for (const char *q = *line; (q = memchr(q, '"', (size_t)(*line + n - q))); q++)
-			quoted = !quoted;
-		if (!quoted && (*line)[n - 1] == '\n')
-			return 0;
-	}
-	return any ? 0 : -1;
-}
-
-static int write_rows(struct out_kernel *k, FILE *out, const struct out_step_find *f)
-{
-	int32_t pid;
-	uint64_t ns;
-	char *line = NULL;
-	size_t cap = 0;
-	rewind(k->spill);
-	while (fscanf(k->spill, "%" SCNd32 ",%" SCNu64 ",", &pid, &ns) == 2) {
-		int64_t step = f ? out_step_find(f, pid, ns) : -1;
-		if (step >= 0)
-			fprintf(out, "%" PRId64, step);
-		putc(',', out);
-		if (copy_row(k->spill, out, &line, &cap) != 0)
-			break;
-	}
-	free(line);
-	return ferror(k->spill) ? -EIO : 0;
-}
-
 int out_kernel_write(struct out_kernel *k, const char *dir, const struct out_step_find *f)
 {
 	struct out_file o;
@@ -96,7 +58,7 @@ int out_kernel_write(struct out_kernel *k, const char *dir, const struct out_ste
 	csv_header(&c, OUT_KERNEL_HEADER);
 	int failed = csv_finish(&k->c) != 0;
 	if (!failed && k->spill)
-		failed = write_rows(k, o.f, f) != 0;
+		failed = out_spill_replay(k->spill, o.f, f, 1) != 0;
 	return out_file_commit(&o, csv_finish(&c) != 0 || failed);
 }
 

@@ -9,9 +9,8 @@
  * Step Id is the step whose [start, end) holds the start of the API call
  * that launched the task (the task's own start when the launch is not
  * known), empty outside every step. Steps are known only when they end, so
- * rows wait in a scratch file (a line each: "<pid>,<ns>," and the row
- * without its Step Id) and are written out, step found, once the parse has
- * seen everything. Memory: none per row.
+ * rows wait in a spill (out_spill.h) without their Step Id. Memory: none
+ * per row.
  */
 #ifndef PROF_OUT_KERNEL_H
 #define PROF_OUT_KERNEL_H

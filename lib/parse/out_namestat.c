@@ -83,6 +83,43 @@ int out_namestat_add(struct out_namestat *st, int32_t group, const char *tag,
 	return 0;
 }
 
+/* Chan et al.'s pairwise update: the merged Welford sums. */
+static void entry_merge(struct out_namestat_entry *d, const struct out_namestat_entry *s)
+{
+	if (d->count == 0 || s->min_ns < d->min_ns)
+		d->min_ns = s->min_ns;
+	if (s->max_ns > d->max_ns)
+		d->max_ns = s->max_ns;
+	double n = (double)(d->count + s->count), delta = s->mean_us - d->mean_us;
+	d->m2_us += s->m2_us + delta * delta * (double)d->count * (double)s->count / n;
+	d->mean_us += delta * (double)s->count / n;
+	d->count += s->count;
+	d->total_ns += s->total_ns;
+}
+
+int out_namestat_merge(struct out_namestat *dst, const struct out_namestat *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		const struct out_namestat_entry *s = src->v[i];
+		if (s->count == 0)
+			continue;
+		struct out_namestat_entry *d = entry_of(dst, s->group, s->tag, s->name);
+		if (!d)
+			return -ENOMEM;
+		entry_merge(d, s);
+	}
+	return 0;
+}
+
+void out_namestat_zero(struct out_namestat *st)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		struct out_namestat_entry *e = st->v[i];
+		e->count = e->total_ns = e->min_ns = e->max_ns = 0;
+		e->mean_us = e->m2_us = 0.0;
+	}
+}
+
 static int entry_cmp(const void *pa, const void *pb)
 {
 	const struct out_namestat_entry *a = *(struct out_namestat_entry *const *)pa;

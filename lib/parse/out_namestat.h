@@ -30,6 +30,10 @@ void out_namestat_init(struct out_namestat *st);
 /* One duration. 0 or -ENOMEM (not counted). */
 int out_namestat_add(struct out_namestat *st, int32_t group, const char *tag,
 		     const char *name, uint64_t ns);
+/* Adds src's sums to dst's. 0 or -ENOMEM (then dst is partly merged). */
+int out_namestat_merge(struct out_namestat *dst, const struct out_namestat *src);
+/* Every sum back to zero; the names stay, so memory stays bounded by them. */
+void out_namestat_zero(struct out_namestat *st);
 /* Sorts the entries by group, then total descending, then tag and name. */
 void out_namestat_sort(struct out_namestat *st);
 /* The total of a group. */

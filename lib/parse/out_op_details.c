@@ -1,18 +1,31 @@
 #include "parse/out_op_details.h"
 
-int out_op_details_open(struct out_op_details *d, const char *dir)
+#include <errno.h>
+
+#include "parse/out_spill.h"
+
+int out_op_details_open(struct out_op_details *d, const char *dir, int by_step)
 {
+	d->spill = by_step ? out_spill_open(dir) : NULL;
+	if (by_step && !d->spill)
+		return errno ? -errno : -EIO;
 	int rc = out_file_open(&d->file, dir, "operator_details.csv");
-	if (rc)
+	if (rc) {
+		if (d->spill)
+			fclose(d->spill);
 		return rc;
-	csv_init(&d->c, d->file.f);
-	csv_header(&d->c, OUT_OP_DETAILS_HEADER);
+	}
+	csv_init(&d->c, d->spill ? d->spill : d->file.f);
+	if (!d->spill)
+		csv_header(&d->c, OUT_OP_DETAILS_HEADER);
 	return 0;
 }
 
 void out_op_details_row(struct out_op_details *d, const struct out_op *op)
 {
 	struct csv *c = &d->c;
+	if (d->spill)
+		out_spill_key(d->spill, op->pid, op->start_ns);
 	csv_str(c, op->name);
 	csv_str(c, op->shapes);
 	csv_str(c, op->stack);
@@ -25,13 +38,30 @@ void out_op_details_row(struct out_op_details *d, const struct out_op *op)
 	csv_end_row(c);
 }
 
-int out_op_details_close(struct out_op_details *d)
+static int replay(struct out_op_details *d, const struct out_step_find *f)
+{
+	struct csv c;
+	csv_init(&c, d->file.f);
+	csv_header(&c, OUT_OP_DETAILS_HEADER);
+	int failed = csv_finish(&c) != 0;
+	failed |= out_spill_replay(d->spill, d->file.f, f, 0) != 0;
+	fclose(d->spill);
+	d->spill = NULL;
+	return failed;
+}
+
+int out_op_details_close(struct out_op_details *d, const struct out_step_find *f)
 {
 	int failed = csv_finish(&d->c) != 0;
+	if (d->spill)
+		failed |= replay(d, f);
 	return out_file_commit(&d->file, failed);
 }
 
 void out_op_details_abort(struct out_op_details *d)
 {
+	if (d->spill)
+		fclose(d->spill);
+	d->spill = NULL;
 	out_file_abort(&d->file);
 }

@@ -15,6 +15,8 @@ static int cmp(const void *pa, const void *pb)
 int out_step_find_init(struct out_step_find *f, const struct out_step *steps, size_t n)
 {
 	f->n = 0;
+	f->want = NULL;
+	f->nwant = 0;
 	f->v = malloc((n ? n : 1) * sizeof *f->v);
 	if (!f->v)
 		return -ENOMEM;
@@ -23,6 +25,21 @@ int out_step_find_init(struct out_step_find *f, const struct out_step *steps, si
 	f->n = n;
 	qsort(f->v, n, sizeof *f->v, cmp);
 	return 0;
+}
+
+int out_step_listed(const uint64_t *v, size_t n, uint64_t step)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == step)
+			return 1;
+	return 0;
+}
+
+int out_step_find_wanted(const struct out_step_find *f, int64_t step)
+{
+	if (!f->want)
+		return 1;
+	return step >= 0 && out_step_listed(f->want, f->nwant, (uint64_t)step);
 }
 
 int64_t out_step_find(const struct out_step_find *f, int32_t pid, uint64_t ns)

@@ -259,6 +259,7 @@ void model_free(struct parse_model *m)
 		}
 		free(p->threads);
 		model_dev_free(p);
+		model_stepsel_free(p);
 		parse_idmap_each(&p->async, free_async, NULL);
 		parse_idmap_free(&p->async);
 		free(p);

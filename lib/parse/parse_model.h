@@ -192,6 +192,8 @@ struct model_proc {
 	size_t nstreams;
 	struct model_pgroup *groups;
 	size_t ngroups;
+	struct out_op_stat sel_ops;    /* --step-list: this step's sums, until */
+	struct out_api_stat sel_apis;  /* its number says whether they count */
 };
 
 /* A device track of the trace: (device, tid) with tid a stream, or a
@@ -214,6 +216,7 @@ struct model_counts {
 	uint64_t ops, ops_clamped, ops_dropped, windows;
 	uint64_t dev_tasks, dev_apis, dev_collectives, dev_memory, dev_samples, dev_markers;
 	uint64_t dev_unlinked;         /* tasks whose call was not (or no longer) known */
+	uint64_t sel_nomem;            /* --step-list sums lost to memory */
 };
 
 /* Where the model writes. */
@@ -258,6 +261,8 @@ struct parse_model {
 	int32_t host_pids[8];
 	size_t nhost;
 	struct model_counts n;
+	const uint64_t *want_steps;    /* --step-list, or NULL: every step */
+	size_t nwant_steps;
 };
 
 /* Builds the processes and threads of the streams and links each stream

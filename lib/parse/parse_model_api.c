@@ -136,7 +136,7 @@ void model_on_dev_api(struct parse_model *m, struct parse_stream *s)
 	uint64_t end = ra.end > s->ns ? ra.end : s->ns;
 	const char *name = parse_stream_str(s, ra.name_id);
 	model_api_flush(m, p, t, s->ns);
-	out_api_stat_add(m->apis, ra.domain == RAW_API_DRIVER ? "Driver" : "Runtime", name,
+	out_api_stat_add(model_apistat(m, p), ra.domain == RAW_API_DRIVER ? "Driver" : "Runtime", name,
 			 end - s->ns);
 	t->has_dev = 1;
 	t->api = (struct model_api){ s->ns, end, ra.correlation, 0, name, ra.cbid, ra.domain };

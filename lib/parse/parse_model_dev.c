@@ -75,7 +75,7 @@ static void task_out(struct parse_model *m, struct model_proc *p, const struct m
 		.shapes = c ? c->shapes : NULL, .types = c ? c->types : NULL,
 	};
 	out_kernel_row(m->kernels, &r);
-	out_op_stat_add_device(m->opstat, (int32_t)k->device, core, k->name,
+	out_op_stat_add_device(model_opstat(m, p), (int32_t)k->device, core, k->name,
 			       k->end_ns - k->start_ns);
 	step_add(p, k);
 	if (c && c->ext_id) {

@@ -30,6 +30,14 @@ void model_on_lost(struct parse_model *m, struct parse_stream *s);
 
 /* parse_model_ops.c */
 void model_on_op(struct parse_model *m, struct parse_stream *s);
+/* --step-list (parse_model_stepsel.c): where a process's sums go, and
+ * the end of its step (known: it was a recorded step, of that number). */
+int model_step_wanted(const struct parse_model *m, uint64_t number);
+struct out_op_stat *model_opstat(struct parse_model *m, struct model_proc *p);
+struct out_api_stat *model_apistat(struct parse_model *m, struct model_proc *p);
+void model_stepsel_end(struct parse_model *m, struct model_proc *p, int known,
+		       uint64_t number);
+void model_stepsel_free(struct model_proc *p);
 void model_ops_boundary(struct parse_model *m, struct model_proc *p, int32_t tid, uint64_t ns);
 void model_ops_finish(struct parse_model *m);
 int64_t model_out_tid(const struct model_thread *t);

@@ -38,7 +38,7 @@ static void op_close(struct parse_model *m, struct model_proc *p, struct model_t
 		model_devnode_close(m, o->node, &out);
 	else
 		out_op_details_row(m->details, &out);
-	out_op_stat_add(m->opstat, out.name, out.self_ns);
+	out_op_stat_add(model_opstat(m, p), out.name, out.self_ns);
 	m->n.ops++;
 }
 

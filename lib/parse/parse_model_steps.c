@@ -82,7 +82,9 @@ void model_on_step(struct parse_model *m, struct parse_stream *s)
 		if (add_step(m, p, &st) == 0)
 			device_rows(m, p, m->nsteps - 1);
 		p->steps++;
+		model_stepsel_end(m, p, 1, rs.number);
 	} else {
+		model_stepsel_end(m, p, 0, rs.number);
 		m->n.steps_unknown_start++;
 		model_steps_reset_devices(p);
 	}
@@ -102,6 +104,7 @@ static void switch_proc(struct parse_model *m, struct model_proc *p, int on, uin
 		p->resumed = 1;
 		model_ops_boundary(m, p, p->step_tid, ns);
 		model_steps_reset_devices(p);
+		model_stepsel_end(m, p, 0, 0);
 	}
 	p->recording = on;
 	p->seen_recording = 1;

@@ -297,7 +297,7 @@ static int outs_open(struct run *u, struct outs *o, const struct out_trace_meta 
 	out_api_stat_init(&o->apis);
 	if ((rc = out_trace_open(&o->trace, d, tm)) == 0 && ++o->opened &&
 	    (rc = out_host_open(&o->host, d, tm->base_mono_ns)) == 0 && ++o->opened &&
-	    (rc = out_op_details_open(&o->details, d)) == 0 && ++o->opened &&
+	    (rc = out_op_details_open(&o->details, d, u->o->steps != NULL)) == 0 && ++o->opened &&
 	    (rc = out_memory_open(&o->mem, d, tm->base_mono_ns)) == 0 && ++o->opened &&
 	    (rc = out_dev_usage_open(&o->devuse, d, tm->base_mono_ns)) == 0 && ++o->opened &&
 	    (rc = out_kernel_open(&o->kernels, d, tm->base_mono_ns)) == 0 &&
@@ -319,40 +319,44 @@ static void outs_free(struct outs *o)
 }
 
 /* The files that need every step: step_trace_time.csv, kernel_details.csv,
- * communication*.json. */
+ * communication*.json, operator_details.csv with --step-list. */
 static int write_step_files(struct run *u, struct outs *o, struct parse_model *m)
 {
 	struct out_step_row *rows;
 	size_t n;
 	struct out_step_find f;
 	int rc = model_step_rows(m, &rows, &n);
-	if (rc)
+	if (rc == 0) {
+		rc = out_step_trace_write(u->out_dir, rows, n);
+		free(rows);
+	}
+	if (rc || (rc = out_step_find_init(&f, m->steps, m->nsteps)) != 0) {
+		out_op_details_abort(&o->details);
 		return rc;
-	rc = out_step_trace_write(u->out_dir, rows, n);
-	free(rows);
-	if (rc || (rc = out_step_find_init(&f, m->steps, m->nsteps)) != 0)
-		return rc;
+	}
+	f.want = u->o->steps;
+	f.nwant = u->o->nsteps;
+	int rd = out_op_details_close(&o->details, &f);
 	rc = out_kernel_write(&o->kernels, u->out_dir, &f);
 	int rm = out_comm_write(&o->comm, &f, m->nsteps > 0, o->trace.base);
 	out_step_find_free(&f);
-	return rc ? rc : rm;
+	return rd ? rd : rc ? rc : rm;
 }
 
 /* Closes the streamed files and writes the others; the first error. */
 static int outs_close(struct run *u, struct outs *o, struct parse_model *m)
 {
-	int rc[9];
+	int rc[8];
 	rc[0] = out_trace_close(&o->trace);
 	rc[1] = out_host_close(&o->host);
-	rc[2] = out_op_details_close(&o->details);
-	rc[3] = out_memory_close(&o->mem);
-	rc[4] = out_dev_usage_close(&o->devuse);
+	rc[2] = out_memory_close(&o->mem);
+	rc[3] = out_dev_usage_close(&o->devuse);
 	o->opened = 0;
-	rc[5] = out_op_stat_write(&o->opstat, u->out_dir);
-	rc[6] = out_api_stat_write(&o->apis, u->out_dir);
-	rc[7] = write_step_files(u, o, m);
-	rc[8] = out_meta_write(&o->meta, u->out_base, u->info.env, u->o->log);
-	for (int i = 0; i < 9; i++)
+	rc[4] = out_op_stat_write(&o->opstat, u->out_dir);
+	rc[5] = out_api_stat_write(&o->apis, u->out_dir);
+	rc[6] = write_step_files(u, o, m);
+	rc[7] = out_meta_write(&o->meta, u->out_base, u->info.env, u->o->log);
+	for (int i = 0; i < 8; i++)
 		if (rc[i])
 			return rc[i];
 	return 0;
@@ -393,6 +397,8 @@ static int write_outputs(struct run *u)
 				 &o.apis, &o.mem, &o.comm, &o.devuse };
 	rc = out_meta_init(&o.meta);
 	rc = rc ? rc : model_init(&m, u->streams, u->nstreams, &mo, u->o->log);
+	m.want_steps = u->o->steps;
+	m.nwant_steps = u->o->nsteps;
 	rc = rc ? rc : merge_all(u, &m);
 	if (rc == 0) {
 		model_finish(&m);

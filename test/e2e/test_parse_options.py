@@ -70,6 +70,34 @@ class ParseOptionsTest(ProfTestCase):
         self.assertNotIn("ProfilerStep#6", names)
         self.assertTrue([e for e in run.trace()["traceEvents"] if e["ph"] == "M"])
 
+    def test_step_list_sums(self):
+        """The sums and the communication files hold only the steps asked
+        for: sim_work does the same work every step (test/workloads/sim_work.c),
+        plus stream setup and teardown outside any step."""
+        run = self.record(workload("sim_work"), "6")
+        def counts(name, key, count):
+            rows = run.csv_rows(name)
+            k, c = rows[0].index(key), rows[0].index(count)
+            return {r[k]: int(r[c]) for r in rows[1:]}
+        whole_ops = counts("op_statistic.csv", "OP Type", "Count")
+        whole_api = counts("api_statistic.csv", "API Name", "Count")
+        self.assertEqual(whole_ops["sim_gemm"], 6)
+        p = self.parse(run, "--step-list", "2,3")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        ops = counts("op_statistic.csv", "OP Type", "Count")
+        self.assertEqual(ops, {k: v // 3 for k, v in whole_ops.items()})
+        api = counts("api_statistic.csv", "API Name", "Count")
+        self.assertNotIn("prof_sim_stream_create", api)   # before step 1
+        self.assertNotIn("prof_sim_stream_destroy", api)  # after step 6
+        self.assertEqual(api["prof_sim_kernel"], whole_api["prof_sim_kernel"] // 3)
+        self.assertEqual(api["prof_sim_malloc"], 2)
+        for name in ("communication.json", "communication_matrix.json"):
+            with open(run.output(name)) as f:
+                self.assertEqual(sorted(json.load(f)), ["step2", "step3"], name)
+        rows = run.csv_rows("op_statistic.csv")
+        ratio = rows[0].index("Ratio(%)")
+        self.assertAlmostEqual(sum(float(r[ratio]) for r in rows[1:]), 100.0, delta=0.05)
+
     def test_pretty_gzip(self):
         run = self.record()
         p = self.parse(run, "--pretty")

@@ -56,12 +56,13 @@ static inline char *read_out(const char *run, const char *name)
 	return t;
 }
 
-static inline void parse(const char *run, struct parsed *p)
+/* Parses with --step-list steps[0..n) (n 0: every step). */
+static inline void parse_steps(const char *run, const uint64_t *steps, size_t n, struct parsed *p)
 {
 	size_t len;
 	memset(p, 0, sizeof *p);
 	FILE *log = open_memstream(&p->log, &len);
-	struct parse_opts o = { .log = log, .verbose = 0 };
+	struct parse_opts o = { .log = log, .verbose = 0, .steps = n ? steps : NULL, .nsteps = n };
 	p->st = parse_run_dir(run, &o, &p->r);
 	fclose(log);
 	p->trace_text = read_out(run, "trace_view.json");
@@ -85,6 +86,11 @@ static inline void parse(const char *run, struct parsed *p)
 	char *d = out_path(run, "parse.done");
 	p->done = access(d, F_OK) == 0;
 	free(d);
+}
+
+static inline void parse(const char *run, struct parsed *p)
+{
+	parse_steps(run, NULL, 0, p);
 }
 
 static inline void parsed_free(struct parsed *p)

@@ -7,6 +7,8 @@
  */
 #include "unit/parsed.h"
 
+#include "parse/out_op_details.h"
+#include "parse/out_op_stat.h"
 #include "raw/raw_clock.h"
 
 #define SHAPES "[[64, 128], [128, 256]]"
@@ -249,6 +251,25 @@ static void test_ops(void)
 	free(run);
 }
 
+/* --step-list 4: the operators that began in step 4 ([3000, 4000), begun
+ * afresh when recording came back on), in both tables. */
+static void test_step_list(void)
+{
+	char *run = make_run("ops-steps");
+	struct parsed p;
+	uint64_t four = 4;
+	parse_steps(run, &four, 1, &p);
+	CHECK(p.st == PARSE_OK && p.done);
+	CHECK_STR(p.details_csv, OUT_OP_DETAILS_HEADER "\n"
+		  "aten::relu,,,0.200,0.200,0.000,0.000,0.000,0.000\n"
+		  "aten::linear,,,0.500,0.500,0.000,0.000,0.000,0.000\n");
+	CHECK_STR(p.opstat_csv, OUT_OP_STAT_HEADER "\n"
+		  "-1,aten::linear,CPU,1,0.500,0.500,0.500,0.500,71.43\n"
+		  "-1,aten::relu,CPU,1,0.200,0.200,0.200,0.200,28.57\n");
+	parsed_free(&p);
+	free(run);
+}
+
 /* No framework stream: both tables still have their header. */
 static void test_no_ops(void)
 {
@@ -304,6 +325,7 @@ int main(void)
 	T = B + 10 * SEC;
 	test_ops();
 	test_no_ops();
+	test_step_list();
 	test_damaged_fw();
 	return unit_done();
 }

@@ -53,8 +53,45 @@ static void test_op(void)
 	free(dir);
 }
 
+/* --step-list's merge: the merged sums equal those of adding every
+ * duration to one table, zeroed tables add nothing. */
+static void test_merge(void)
+{
+	static const uint64_t a[] = { 1000, 3000, 2500 }, b[] = { 7000, 500 };
+	struct out_namestat one, part, all;
+	out_namestat_init(&one);
+	out_namestat_init(&part);
+	out_namestat_init(&all);
+	for (size_t i = 0; i < 3; i++) {
+		out_namestat_add(&one, -1, "CPU", "op", a[i]);
+		out_namestat_add(&part, -1, "CPU", "op", a[i]);
+	}
+	out_namestat_add(&part, -1, "CPU", "other", 9);
+	CHECK(out_namestat_merge(&all, &part) == 0);
+	out_namestat_zero(&part);
+	for (size_t i = 0; i < 2; i++) {
+		out_namestat_add(&one, -1, "CPU", "op", b[i]);
+		out_namestat_add(&part, -1, "CPU", "op", b[i]);
+	}
+	CHECK(out_namestat_merge(&all, &part) == 0);
+	out_namestat_zero(&part);
+	CHECK(out_namestat_merge(&all, &part) == 0);
+	CHECK(all.n == 2);
+	const struct out_namestat_entry *e = all.v[0], *o = one.v[0];
+	CHECK(e->count == 5 && e->total_ns == o->total_ns);
+	CHECK(e->min_ns == 500 && e->max_ns == 7000);
+	CHECK(e->mean_us - o->mean_us < 1e-9 && o->mean_us - e->mean_us < 1e-9);
+	double v = out_namestat_variance(e) - out_namestat_variance(o);
+	CHECK(v < 1e-9 && v > -1e-9);
+	CHECK(all.v[1]->count == 1 && all.v[1]->total_ns == 9);
+	out_namestat_free(&one);
+	out_namestat_free(&part);
+	out_namestat_free(&all);
+}
+
 int main(void)
 {
+	test_merge();
 	test_api();
 	test_op();
 	return unit_done();

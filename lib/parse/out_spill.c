@@ -1,0 +1,60 @@
+#include "parse/out_spill.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse/out_file.h"
+
+FILE *out_spill_open(const char *dir)
+{
+	return out_file_scratch(dir);
+}
+
+void out_spill_key(FILE *spill, int32_t pid, uint64_t ns)
+{
+	fprintf(spill, "%" PRId32 ",%" PRIu64 ",", pid, ns);
+}
+
+/* Copies (out NULL: skips) the rest of a row, through its newline; one
+ * inside quotes is part of a field, so lines are joined while a quote is
+ * open. A line at a time: a byte at a time was a tenth of the whole parse.
+ * 0, or -1 at the end of the spill. */
+static int copy_row(FILE *in, FILE *out, char **line, size_t *cap)
+{
+	int quoted = 0, any = 0;
+	ssize_t n;
+	while ((n = getline(line, cap, in)) > 0) {
+		any = 1;
+		if (out)
+			fwrite(*line, 1, (size_t)n, out);
+		for (const char *q = *line; (q = memchr(q, '"', (size_t)(*line + n - q))); q++)
+			quoted = !quoted;
+		if (!quoted && (*line)[n - 1] == '\n')
+			return 0;
+	}
+	return any ? 0 : -1;
+}
+
+int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f, int step_column)
+{
+	int32_t pid;
+	uint64_t ns;
+	char *line = NULL;
+	size_t cap = 0;
+	rewind(spill);
+	while (fscanf(spill, "%" SCNd32 ",%" SCNu64 ",", &pid, &ns) == 2) {
+		int64_t step = out_step_find(f, pid, ns);
+		FILE *to = out_step_find_wanted(f, step) ? out : NULL;
+		if (to && step_column) {
+			if (step >= 0)
+				fprintf(to, "%" PRId64, step);
+			putc(',', to);
+		}
+		if (copy_row(spill, to, &line, &cap) != 0)
+			break;
+	}
+	free(line);
+	return ferror(spill) ? -EIO : 0;
+}

@@ -1,0 +1,22 @@
+/*
+ * Rows that need their step, which is known only when it ends: they wait
+ * in a scratch file, each line "<pid>,<ns>," then the CSV row, and are
+ * written out once the parse has seen every step (kernel_details.csv's
+ * Step Id; --step-list for operator_details.csv). Memory: none per row.
+ */
+#ifndef PROF_OUT_SPILL_H
+#define PROF_OUT_SPILL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "parse/out_step_find.h"
+
+/* Opens the scratch file in dir; NULL with errno set. */
+FILE *out_spill_open(const char *dir);
+/* Starts a row: the process and moment that pick its step. */
+void out_spill_key(FILE *spill, int32_t pid, uint64_t ns);
+/* Copies the rows of the steps f wants to out, each after its step and a
+ * comma when step_column (empty outside every step). 0 or -EIO. */
+int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f, int step_column);
+
+#endif
