@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/json_out.h"
+#include "common/scan.h"
 
 /* A FILE is written by one thread only (its output's), so the stdio lock
  * is not needed: it was most of the cost of a field. */
@@ -40,16 +41,7 @@ static void sep(struct csv *c)
 void csv_strn(struct csv *c, const char *s, size_t n)
 {
 	sep(c);
-	int quote = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		/* ',' '"' '\r' '\n' are all below '-' */
-		if (ch < '-' && (ch == ',' || ch == '"' || ch == '\r' || ch == '\n')) {
-			quote = 1;
-			break;
-		}
-	}
-	if (!quote) {
+	if (scan_csv_plain(s, n) == n) {
 		put(c, s, n);
 		return;
 	}

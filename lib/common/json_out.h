@@ -39,6 +39,13 @@ void jo_obj_end(struct jo *j);
 void jo_arr_begin(struct jo *j);
 void jo_arr_end(struct jo *j);
 void jo_key(struct jo *j, const char *key);
+/* A key of n bytes that needs no escaping. */
+void jo_key_plain(struct jo *j, const char *key, size_t n);
+/* A string literal as key is written as it is (prof's literal keys are
+ * plain ASCII), any other key escaped: looking at every key of every
+ * event a byte at a time was a sixth of writing a trace. */
+#define jo_key(j, k) (__builtin_constant_p(k) ? jo_key_plain((j), (k), sizeof(k) - 1) \
+					      : (jo_key)((j), (k)))
 
 void jo_str(struct jo *j, const char *s);          /* NULL writes null */
 void jo_strn(struct jo *j, const char *s, size_t n);
@@ -61,11 +68,17 @@ struct cJSON;
 void jo_cjson(struct jo *j, const struct cJSON *v);
 
 /* Shorthands for "key": value. */
-void jo_kstr(struct jo *j, const char *key, const char *s);
-void jo_kint(struct jo *j, const char *key, int64_t v);
-void jo_kuint(struct jo *j, const char *key, uint64_t v);
-void jo_kfixed(struct jo *j, const char *key, double v, int decimals);
-void jo_kns_us(struct jo *j, const char *key, int64_t ns);
+#define jo_kstr(j, k, s) (jo_key(j, k), jo_str(j, s))
+#define jo_kint(j, k, v) (jo_key(j, k), jo_int(j, v))
+#define jo_kuint(j, k, v) (jo_key(j, k), jo_uint(j, v))
+#define jo_kfixed(j, k, v, d) (jo_key(j, k), jo_fixed(j, v, d))
+#define jo_kns_us(j, k, ns) (jo_key(j, k), jo_ns_us(j, ns))
+
+/* An object begun with "ph", "cat" (unless NULL), "name", "pid", "tid" and
+ * "ts" (ns as µs), as jo_obj_begin and jo_kstr/jo_kint/jo_kns_us would
+ * write them: the head of every trace event. */
+void jo_event_head(struct jo *j, const char *ph, const char *cat, const char *name,
+		   int64_t pid, int64_t tid, int64_t ts_ns);
 
 /* Flushes a FILE output (required: output is buffered); returns 0, or -1
  * when anything went wrong. */

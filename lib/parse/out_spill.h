@@ -1,6 +1,6 @@
 /*
  * Rows that need their step, which is known only when it ends: they wait
- * in a scratch file, each line "<pid>,<ns>," then the CSV row, and are
+ * in a scratch file, each a binary key (pid, ns) then the CSV row, and are
  * written out once the parse has seen every step (kernel_details.csv's
  * Step Id; --step-list for operator_details.csv). Memory: none per row.
  */

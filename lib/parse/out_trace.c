@@ -51,15 +51,7 @@ int64_t out_trace_rel(const struct out_trace *t, uint64_t ns)
 void out_trace_begin(struct out_trace *t, const char *ph, const char *cat,
 		     const char *name, int64_t pid, int64_t tid, uint64_t ns)
 {
-	struct jo *j = &t->j;
-	jo_obj_begin(j);
-	jo_kstr(j, "ph", ph);
-	if (cat)
-		jo_kstr(j, "cat", cat);
-	jo_kstr(j, "name", name);
-	jo_kint(j, "pid", pid);
-	jo_kint(j, "tid", tid);
-	jo_kns_us(j, "ts", out_trace_rel(t, ns));
+	jo_event_head(&t->j, ph, cat, name, pid, tid, out_trace_rel(t, ns));
 }
 
 void out_trace_end(struct out_trace *t)

@@ -3,7 +3,7 @@
  * the real raw writer (1 MiB chunks, as the agent writes them), for the
  * parse benchmarks (test/bench/parse_throughput.sh).
  *
- *   gen_raw RUN_DIR N [PROCS] [THREADS]
+ *   gen_raw RUN_DIR N [PROCS] [THREADS] [ranks]
  *
  * The mix, per process image (PROCS of them, default 2): a main thread with
  * nested ranges, marks, steps, a thread name and metadata; THREADS - 1 worker
@@ -12,7 +12,9 @@
  * in start order, with shapes and types); dev.raw with API calls, kernels,
  * copies, sets and allocations, written in completion order as a backend
  * writes them. The launcher writes host samples (every 10 ms) and device
- * samples. profiler_info.json gives the clock's start pair.
+ * samples. profiler_info.json gives the clock's start pair. With "ranks",
+ * process p says it is rank p, so the parse also writes per-rank outputs
+ * and the cluster analysis (each event is then parsed twice).
  *
  * Prints "events E bytes B" on stdout: E event records written (strings
  * and the stream headers not counted), B bytes of raw files.
@@ -156,6 +158,8 @@ static const char *const shapes[] = {
 static char layer_names[NLAYERS][32];
 static char kernel_names[NKERNELS][64];
 
+static int with_ranks;
+
 /* One process image: `iters` iterations of the main loop. */
 static void process(const char *run, int p, uint64_t iters, int threads)
 {
@@ -180,9 +184,11 @@ static void process(const char *run, int p, uint64_t iters, int threads)
 	/* the main thread's prologue, as the agent writes it */
 	struct raw_process pr = { pid, 1, str(&mt, "python train.py --epochs 3", t),
 				  str(&mt, "/usr/bin/python3", t), 0, 0 };
-	char rank[16];
-	snprintf(rank, sizeof rank, "%d", p);
-	pr.rank_id = str(&mt, rank, t);
+	if (with_ranks) {
+		char rank[16];
+		snprintf(rank, sizeof rank, "%d", p);
+		pr.rank_id = str(&mt, rank, t);
+	}
 	emit(&mt, RAW_REC_PROCESS, t, &pr, sizeof pr);
 	struct raw_recording rec = { 1, RAW_CAUSE_START };
 	emit(&mt, RAW_REC_RECORDING, t + 1, &rec, sizeof rec);
@@ -299,12 +305,13 @@ static void launcher(const char *run, uint64_t end_ns)
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || argc > 5) {
-		fprintf(stderr, "usage: gen_raw RUN_DIR N [PROCS] [THREADS]\n");
+	if (argc < 3 || argc > 6 || (argc == 6 && strcmp(argv[5], "ranks") != 0)) {
+		fprintf(stderr, "usage: gen_raw RUN_DIR N [PROCS] [THREADS] [ranks]\n");
 		return 2;
 	}
 	const char *run = argv[1];
 	uint64_t n = strtoull(argv[2], NULL, 10);
+	with_ranks = argc == 6;
 	int procs = argc > 3 ? atoi(argv[3]) : 2, threads = argc > 4 ? atoi(argv[4]) : 4;
 	if (procs < 1 || threads < 1 || n == 0) {
 		fprintf(stderr, "gen_raw: bad arguments\n");

@@ -1,0 +1,62 @@
+/*
+ * How far a string runs before the first byte JSON or CSV must treat
+ * specially, sixteen bytes at a time where SSE2 is there (every x86-64),
+ * a byte at a time elsewhere. Only bytes inside the string are read.
+ * Looking at names a byte at a time was the largest single cost of writing
+ * a trace.
+ */
+#ifndef PROF_SCAN_H
+#define PROF_SCAN_H
+
+#include <stddef.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* The bytes of s[0..n) before the first control, '"', '\\' or non-ASCII. */
+static inline size_t scan_json_plain(const char *s, size_t n)
+{
+	size_t i = 0;
+#ifdef __SSE2__
+	/* as signed bytes, the controls and all of non-ASCII are below ' ' */
+	const __m128i sp = _mm_set1_epi8(' '), q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i m = _mm_or_si128(_mm_cmplt_epi8(x, sp),
+					 _mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, bs)));
+		int bits = _mm_movemask_epi8(m);
+		if (bits)
+			return i + (size_t)__builtin_ctz((unsigned)bits);
+	}
+#endif
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+			break;
+	}
+	return i;
+}
+
+/* The bytes of s[0..n) before the first ',', '"', '\r' or '\n'. */
+static inline size_t scan_csv_plain(const char *s, size_t n)
+{
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i a = _mm_set1_epi8(','), b = _mm_set1_epi8('"');
+	const __m128i c = _mm_set1_epi8('\r'), d = _mm_set1_epi8('\n');
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, a), _mm_cmpeq_epi8(x, b)),
+					 _mm_or_si128(_mm_cmpeq_epi8(x, c), _mm_cmpeq_epi8(x, d)));
+		int bits = _mm_movemask_epi8(m);
+		if (bits)
+			return i + (size_t)__builtin_ctz((unsigned)bits);
+	}
+#endif
+	for (; i < n; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+			break;
+	return i;
+}
+
+#endif
