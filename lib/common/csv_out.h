@@ -15,6 +15,8 @@ struct csv {
 	int col;          /* fields written on the current line */
 	int error;        /* a write failed */
 	uint64_t rows;    /* lines ended, the header included */
+	size_t blen;      /* bytes of the current row in buf */
+	char buf[2048];
 };
 
 void csv_init(struct csv *c, FILE *f);

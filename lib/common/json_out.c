@@ -261,9 +261,17 @@ void (jo_key)(struct jo *j, const char *key)
 void jo_key_plain(struct jo *j, const char *key, size_t n)
 {
 	before_item(j);
-	put(j, "\"", 1);
-	put(j, key, n);
-	put(j, "\": ", 3);
+	if (j->f && j->blen + n + 4 <= JO_BUF) {
+		char *d = j->buf + j->blen;
+		d[0] = '"';
+		memcpy(d + 1, key, n);
+		memcpy(d + 1 + n, "\": ", 3);
+		j->blen += n + 4;
+	} else {
+		put(j, "\"", 1);
+		put(j, key, n);
+		put(j, "\": ", 3);
+	}
 	j->after_key = 1;
 }
 
