@@ -429,8 +429,15 @@ void jo_cjson(struct jo *j, const cJSON *v)
 }
 
 
-/* Formats v into b (>= 24 bytes) and returns the length. */
-static size_t int_to(char *b, int64_t v)
+size_t jo_fmt_uint(char *b, uint64_t v)
+{
+	char t[24], *p = digits(t + sizeof t, v);
+	size_t n = (size_t)(t + sizeof t - p);
+	memcpy(b, p, n);
+	return n;
+}
+
+size_t jo_fmt_int(char *b, int64_t v)
 {
 	char t[24], *p = digits(t + sizeof t, magnitude(v));
 	if (v < 0)
@@ -472,10 +479,10 @@ void jo_event_head(struct jo *j, const char *ph, const char *cat, const char *na
 		put(j, "\", \"name\": null", 15);
 	}
 	memcpy(num, ", \"pid\": ", 9);
-	size_t n = 9 + int_to(num + 9, pid);
+	size_t n = 9 + jo_fmt_int(num + 9, pid);
 	memcpy(num + n, ", \"tid\": ", 9);
 	n += 9;
-	n += int_to(num + n, tid);
+	n += jo_fmt_int(num + n, tid);
 	memcpy(num + n, ", \"ts\": ", 8);
 	n += 8;
 	jo_fmt_us3(num + n, ts_ns);

@@ -89,5 +89,9 @@ void jo_escape(struct strbuf *sb, const char *s, size_t n);
 
 /* Formats ns as "us.nnn" (see jo_ns_us) into buf (>= 32 bytes); returns buf. */
 char *jo_fmt_us3(char *buf, int64_t ns);
+/* Writes v in decimal into buf (>= 21 bytes, no NUL); returns the length. */
+size_t jo_fmt_int(char *buf, int64_t v);
+/* The same for an unsigned v. */
+size_t jo_fmt_uint(char *buf, uint64_t v);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_out.h"
 #include "parse/out_file.h"
 
 FILE *out_spill_open(const char *dir)
@@ -64,9 +65,10 @@ int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f, int 
 		int64_t step = out_step_find(f, pid, ns);
 		FILE *to = out_step_find_wanted(f, step) ? out : NULL;
 		if (to && step_column) {
-			if (step >= 0)
-				fprintf(to, "%" PRId64, step);
-			putc(',', to);
+			char b[24];
+			size_t n = step >= 0 ? jo_fmt_int(b, step) : 0;
+			b[n++] = ',';
+			fwrite_unlocked(b, 1, n, to);
 		}
 		if (copy_row(spill, to, &line, &cap) != 0)
 			break;
