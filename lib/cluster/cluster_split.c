@@ -5,6 +5,7 @@
 #include "cluster/cluster.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "common/agent_env.h"
 #include "common/fsutil.h"
+#include "export/export.h"
 #include "parse/out_file.h"
 #include "parse/parse_rank.h"
 
@@ -74,6 +76,42 @@ static char *make_rank_dir(const char *run_dir, int64_t rank, FILE *log)
 	return NULL;
 }
 
+/* Whether name is "rank_<r>" for an r not among ranks[0..n). */
+static int stale_rank_name(const char *name, const int64_t *ranks, size_t n)
+{
+	char *end;
+	if (strncmp(name, "rank_", 5) != 0 || name[5] < '0' || name[5] > '9')
+		return 0;
+	long long r = strtoll(name + 5, &end, 10);
+	if (*end)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (ranks[i] == r)
+			return 0;
+	return 1;
+}
+
+/* An earlier parse's rank_<r>/ for a rank this run does not hold (its raw
+ * data went, or was replaced) must not pass for this parse's: removed, and
+ * said. Links are left alone: prof never makes them. */
+static void drop_stale_ranks(const char *run_dir, const int64_t *ranks, size_t n, FILE *log)
+{
+	DIR *d = opendir(run_dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_type != DT_DIR || !stale_rank_name(e->d_name, ranks, n))
+			continue;
+		char *p = fs_join(run_dir, e->d_name);
+		int rc = p ? export_remove_tree(p) : -ENOMEM;
+		fprintf(log, "prof parse: %s/%s: %s (this run has no rank %s)\n", run_dir,
+			e->d_name, rc ? strerror(-rc) : "removed, from an earlier parse",
+			e->d_name + 5);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
 int cluster_split_run(const char *run_dir, int jobs, const struct parse_opts *o,
 		      cluster_done_fn done, enum parse_status *st)
 {
@@ -86,6 +124,7 @@ int cluster_split_run(const char *run_dir, int jobs, const struct parse_opts *o,
 		free(ranks);
 		return 0;
 	}
+	drop_stale_ranks(run_dir, ranks, n, o->log);
 	char **dirs = calloc(n, sizeof *dirs);
 	size_t k = 0;
 	for (size_t i = 0; dirs && i < n; i++)

@@ -65,6 +65,9 @@ class ClusterSplit(ProfTestCase):
         self.assertIn("slow rank 2: Free", p.stderr)
         run_dir = glob.glob(os.path.join(out, "*_prof"))[0]
         self.check_split(run_dir)
+        # an earlier parse's rank this run does not hold goes; a link stays
+        os.makedirs(os.path.join(run_dir, "rank_9", "PROFILER_OUTPUT"))
+        os.symlink(self.tmp, os.path.join(run_dir, "rank_8"))
         # prof parse on the run directory does the same again
         p = subprocess.run([PROF, "parse", run_dir], capture_output=True, text=True,
                            timeout=120)
@@ -72,6 +75,11 @@ class ClusterSplit(ProfTestCase):
         self.assertIn("slow rank 2: Free", p.stdout)
         self.assertIn("rank_3/PROFILER_OUTPUT", p.stdout)
         self.check_split(run_dir)
+        self.assertFalse(os.path.exists(os.path.join(run_dir, "rank_9")))
+        self.assertIn("rank_9: removed, from an earlier parse (this run has no rank 9)",
+                      p.stderr)
+        self.assertTrue(os.path.islink(os.path.join(run_dir, "rank_8")))
+        self.assertTrue(os.path.isdir(self.tmp))
 
     def test_one_rank_not_split(self):
         run = self.prof_run([workload("sim_ranks"), "2", "-1", "none"],
