@@ -101,7 +101,8 @@ int cluster_find_runs(const char *dir, char ***runs, size_t *n)
 		cluster_free_runs(r.v, r.n);
 		return r.err;
 	}
-	qsort(r.v, r.n, sizeof *r.v, cmp_str);
+	if (r.n > 1)  /* none found: r.v is NULL, which qsort must not get */
+		qsort(r.v, r.n, sizeof *r.v, cmp_str);
 	*runs = r.v;
 	*n = r.n;
 	return 0;

@@ -52,8 +52,9 @@ static void sampler_add_proc(struct sampler_state *st, const struct procfs_proc 
 	out->proc_rss_bytes += p->rss_bytes;
 	*next = (struct sampler_prev){ p->pid, p->start_ticks, p->utime, p->stime,
 				       p->read_bytes, p->write_bytes };
-	struct sampler_prev *old = bsearch(next, st->prev, st->nprev, sizeof *next,
-					   sampler_prev_cmp);
+	/* The first sample has no table yet (bsearch's base must not be NULL). */
+	struct sampler_prev *old = st->nprev ? bsearch(next, st->prev, st->nprev, sizeof *next,
+						       sampler_prev_cmp) : NULL;
 	/* A reused pid is another process: nothing to differ from. */
 	if (!old || old->start_ticks != p->start_ticks)
 		return;

@@ -182,8 +182,9 @@ char **spawn_env_build(char *const *base, const struct spawn_env_opts *o)
 	size_t nbase = 0;
 	while (base && base[nbase])
 		nbase++;
-	/* base, LD_PRELOAD, PYTHONPATH, the agent's 9, 2 injections, NULL */
-	char **env = calloc(nbase + 15, sizeof *env);
+	/* base, LD_PRELOAD, PYTHONPATH, ASAN_OPTIONS, the agent's 9, 2
+	 * injections, NULL */
+	char **env = calloc(nbase + 16, sizeof *env);
 	if (!env)
 		return NULL;
 	int n = 0;
@@ -197,14 +198,24 @@ char **spawn_env_build(char *const *base, const struct spawn_env_opts *o)
 		     !spawn_env_is(e, PROF_AGENT_CHUNK_KB)) ||
 		    spawn_env_is(e, "LD_PRELOAD") ||
 		    (o->python_dir && spawn_env_is(e, "PYTHONPATH")) ||
+		    (o->asan_options && spawn_env_is(e, "ASAN_OPTIONS")) ||
 		    spawn_env_replaced(e, base, o))
 			continue;
 		if (!(env[n++] = strdup(e)))
 			goto oom;
 	}
 	/* ld.so splits LD_PRELOAD on spaces and colons alike. */
-	if (!(env[n++] = spawn_env_pair("LD_PRELOAD", o->agent_path, ":",
-					 spawn_env_get(base, "LD_PRELOAD"))))
+	char *first = NULL;
+	if (o->preload_first && asprintf(&first, "%s:%s", o->preload_first, o->agent_path) < 0)
+		goto oom;
+	env[n] = spawn_env_pair("LD_PRELOAD", first ? first : o->agent_path, ":",
+				spawn_env_get(base, "LD_PRELOAD"));
+	free(first);
+	if (!env[n++])
+		goto oom;
+	if (o->asan_options &&
+	    !(env[n++] = spawn_env_pair("ASAN_OPTIONS", o->asan_options, ":",
+					spawn_env_get(base, "ASAN_OPTIONS"))))
 		goto oom;
 	if (o->python_dir &&
 	    !(env[n++] = spawn_env_pair("PYTHONPATH", o->python_dir, ":",

@@ -36,7 +36,18 @@ struct spawn_env_opts {
 	bool device;               /* device activity (activities DEVICE) */
 	const char *cuda_injection; /* CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH
 				     * (the agent); NULL: neither is set */
+	const char *preload_first; /* put ahead of the agent in LD_PRELOAD (the
+				    * sanitizer runtime); NULL: nothing */
+	const char *asan_options;  /* prepended to ASAN_OPTIONS, so the user's
+				    * own settings still win; NULL: untouched */
 };
+
+/* In a launcher built with PROF_SANITIZE, sets `preload_first` to the ASan
+ * runtime this process has mapped (an instrumented agent can only load into
+ * an uninstrumented program, python3 or sh, behind it) and `asan_options`
+ * to defaults for such children (no leak report at their exit). Otherwise
+ * (or when no runtime is found) leaves both NULL. spawn_asan.c. */
+void spawn_asan_opts(struct spawn_env_opts *o);
 
 /* The child's environment: `base` (NULL-terminated, usually environ) with
  * every stale PROF_AGENT_* dropped, LD_PRELOAD and PYTHONPATH prefixed and

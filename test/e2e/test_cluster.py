@@ -83,8 +83,9 @@ class Cluster(ProfTestCase):
         self.assertEqual(worst["rank"], 1, s)
         self.assertAlmostEqual(worst["excess_us"], 15000, delta=3000)
         self.assertAlmostEqual(worst["excess_pct"], 75, delta=15)
-        # a stalled stream may push another rank past 1 ms, never near 15
-        self.assertTrue(all(v["excess_us"] < 6000 for v in s["slow"] if v is not worst), s)
+        # a stalled stream (a busy machine, a sanitizer build) may push
+        # another rank past 1 ms, never near 15
+        self.assertTrue(all(v["excess_us"] < 10000 for v in s["slow"] if v is not worst), s)
         for st in s["steps"]:
             self.assertEqual(st["worst"][0]["rank"], 1, st)
 
@@ -96,7 +97,7 @@ class Cluster(ProfTestCase):
         # busy machine a stalled stream can cross 1 ms here. Nothing designed
         # slow (15 ms) may be reported.
         slow = self.slow()["slow"]
-        self.assertTrue(all(v["excess_us"] < 6000 for v in slow), slow)
+        self.assertTrue(all(v["excess_us"] < 10000 for v in slow), slow)
         if not slow:
             self.assertIn("no slow rank", p.stdout)
 

@@ -33,6 +33,14 @@ SLACK_US = 10 * MS
 STEPS = 3
 
 
+# A PROF_SANITIZE build with gcc: gcc 12's ASan runtime (libasan.so) takes
+# no allocator lock around fork(), so a child forked while another thread is
+# inside malloc can hang on that lock (a runtime limitation, not prof's;
+# clang's runtime does not).
+GCC_ASAN_BUILD = "libasan.so" in subprocess.run(["ldd", PROF], capture_output=True,
+                                                text=True).stdout
+
+
 def dev_records(steps, created=True, destroyed=True):
     """Records sim_work writes to dev.raw when `steps` steps are recorded:
     its strings, one DEV_INFO, and per step 9 API calls, 4 activities, 1
@@ -143,6 +151,7 @@ class RawDeviceStream(ProfTestCase):
                          dev_records(1, created=False, destroyed=False))
 
 
+    @unittest.skipIf(GCC_ASAN_BUILD, "fork() with threads in malloc can hang in gcc's ASan runtime")
     def test_fork_child_has_its_own_stream(self):
         with_dev, without = self.run_pair(cmd=[workload("sim_fork")])
         self.assertEqual(with_dev.rc, 0, with_dev.stderr)

@@ -198,6 +198,32 @@ static void test_env_prepend(void)
 	spawn_env_free(env);
 }
 
+/* A sanitized launcher: its ASan runtime ahead of the agent, and its child
+ * defaults ahead of the user's ASAN_OPTIONS (the later setting wins). */
+static void test_env_sanitizer(void)
+{
+	char *base[] = { "LD_PRELOAD=/u/a.so", "ASAN_OPTIONS=detect_leaks=1", NULL };
+	struct spawn_env_opts o = env_opts;
+	o.preload_first = "/rt/libasan.so.8";
+	o.asan_options = "detect_leaks=0:handle_segv=0";
+	char **env = spawn_env_build(base, &o);
+	CHECK(env != NULL);
+	CHECK_STR(spawn_env_get(env, "LD_PRELOAD"),
+		  "/rt/libasan.so.8:/p/lib/prof/libprof_agent.so:/u/a.so");
+	CHECK_STR(spawn_env_get(env, "ASAN_OPTIONS"), "detect_leaks=0:handle_segv=0:detect_leaks=1");
+	CHECK(env_count(env, "ASAN_OPTIONS=") == 1);
+	spawn_env_free(env);
+	char *none[] = { NULL };
+	env = spawn_env_build(none, &o);
+	CHECK_STR(spawn_env_get(env, "ASAN_OPTIONS"), "detect_leaks=0:handle_segv=0");
+	spawn_env_free(env);
+	/* Unsanitized: the user's ASAN_OPTIONS passes untouched. */
+	env = spawn_env_build(base, &env_opts);
+	CHECK_STR(spawn_env_get(env, "ASAN_OPTIONS"), "detect_leaks=1");
+	CHECK_STR(spawn_env_get(env, "LD_PRELOAD"), "/p/lib/prof/libprof_agent.so:/u/a.so");
+	spawn_env_free(env);
+}
+
 static int spawn_and_wait(char **argv, const sigset_t *mask, int *status, pid_t *pgid)
 {
 	struct spawn_child c;
@@ -319,6 +345,7 @@ int main(void)
 	test_resolve_slash();
 	test_env_fresh();
 	test_env_prepend();
+	test_env_sanitizer();
 	test_spawn_start();
 	test_sig_names();
 	test_parse_stat();

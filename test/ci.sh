@@ -1,0 +1,51 @@
+#!/bin/sh
+# The test stages, in order; the README's test command (and so .ci/run)
+# runs them all:
+#   quick  the normal build (build/) and the whole ctest suite
+#   fuzz   the libFuzzer harnesses (build-fuzz/, CC=clang -DPROF_FUZZ=ON),
+#          each for PROF_FUZZ_SECONDS (default 60); fails on any crash,
+#          hang, leak or sanitizer report (test/fuzz/run.sh)
+#   asan   the whole ctest suite built with -DPROF_SANITIZE=ON (build-asan/)
+#   test/ci.sh [quick|fuzz|asan ...]    (no stage: all three)
+set -eu
+cd "$(dirname "$0")/.."
+stages=${*:-quick fuzz asan}
+secs=${PROF_FUZZ_SECONDS:-60}
+for s in $stages; do
+	case $s in
+	quick | fuzz | asan) ;;
+	*)
+		echo "usage: $0 [quick|fuzz|asan ...]" >&2
+		exit 2
+		;;
+	esac
+done
+
+stage() {
+	echo "== ci: $1 ($(date +%H:%M:%S))"
+}
+
+for s in $stages; do
+	case $s in
+	quick)
+		stage "quick: build/ + ctest"
+		cmake -S . -B build
+		cmake --build build -j2
+		ctest --test-dir build --output-on-failure -j2
+		;;
+	fuzz)
+		stage "fuzz: build-fuzz/, ${secs}s per harness"
+		CC=clang cmake -S . -B build-fuzz -DPROF_FUZZ=ON -DBUILD_TESTING=OFF
+		cmake --build build-fuzz -j2 --target fuzz_raw fuzz_config fuzz_archive
+		sh test/fuzz/run.sh build-fuzz "$secs"
+		;;
+	asan)
+		stage "asan: build-asan/ (ASan + UBSan) + ctest"
+		cmake -S . -B build-asan -DPROF_SANITIZE=ON
+		cmake --build build-asan -j2
+		UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+			ctest --test-dir build-asan --output-on-failure -j2
+		;;
+	esac
+done
+echo "== ci: passed: $stages ($(date +%H:%M:%S))"
