@@ -309,6 +309,7 @@ int cmd_parse(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	o.progress = isatty(STDERR_FILENO) && !a.quiet;
+	o.progress_after_s = parse_progress_after();
 	char *unpacked;
 	int st = parse_unpack(a.target, &unpacked);
 	if (st) {

@@ -350,9 +350,10 @@ static int run_setup(struct run_ctx *r)
 		return 1;
 	if (gethostname(r->host, sizeof r->host - 1) != 0)
 		strcpy(r->host, "localhost");
-	if (run_make_dir(r))
-		return 1;
+	/* --dynamic's directory first: a bad one leaves no half run dir. */
 	if (r->dynamic_dir && run_start_dynamic(r))
+		return 1;
+	if (run_make_dir(r))
 		return 1;
 	r->info = (struct run_info){ .argv = r->cmd, .host = r->host,
 				     .launcher_pid = (int)getpid(), .cfg = &r->cfg,
@@ -399,6 +400,7 @@ static int run_spawn(struct run_ctx *r)
 		.dynamic = r->dynamic_dir != NULL,
 		.device = (r->cfg.activities & CFG_ACT_DEVICE) != 0,
 	};
+	spawn_asan_opts(&eo);  /* PROF_SANITIZE builds: the ASan runtime first */
 	if (eo.device && launcher_device_cuda()) {
 		const char *other = spawn_env_injection_taken(environ, "CUDA_INJECTION64_PATH");
 		if (other)
@@ -540,6 +542,9 @@ static void run_finish_info(struct run_ctx *r, int exit_code, int sig)
 	e->totals_ok = raw && raw_totals_of_dir(raw, &e->totals) == 0;
 	free(raw);
 	e->storage_limit_reached = rundir_budget_reached(&r->rd, NULL);
+	if (r->rd.control)
+		e->streams_no_space = __atomic_load_n(&r->rd.control->streams_no_space,
+						      __ATOMIC_RELAXED);
 	run_write_info(r);
 }
 
@@ -555,6 +560,27 @@ static void run_report_storage(const struct run_ctx *r)
 			 (unsigned long long)e->totals.lost);
 	fprintf(stderr, "prof: storage limit of %u MB reached: streams stopped recording "
 		"there%s\n", r->cfg.storage_limit_mb, lost);
+}
+
+/* Streams that a full filesystem stopped (their header says so): the
+ * path to free, said on the last lines with the storage limit's. */
+static void run_report_disk(const struct run_ctx *r)
+{
+	const struct info_end *e = &r->info.end_info;
+	uint64_t stopped = e->totals_ok ? e->totals.no_space_streams : 0;
+	if (!stopped && !e->streams_no_space)
+		return;
+	char refused[160] = "";
+	if (e->streams_no_space)
+		snprintf(refused, sizeof refused, "; %llu more could not be created, and what "
+			 "their threads recorded is not counted",
+			 (unsigned long long)e->streams_no_space);
+	fprintf(stderr, "prof: the filesystem holding %s is full (no space left on device): "
+		"%llu of %llu streams stopped recording there, %llu records lost%s; what was "
+		"recorded before is kept (free space and run `prof parse %s` if the parse "
+		"failed)\n", r->rd.path, (unsigned long long)stopped,
+		(unsigned long long)e->totals.streams, (unsigned long long)e->totals.lost,
+		refused, r->rd.path);
 }
 
 /* With `archive`: packs the run directory next to itself. */
@@ -591,6 +617,7 @@ static void run_parse(struct run_ctx *r)
 	if (cluster_split_run(r->rd.path, 0, &o, NULL, &sst) && sst == PARSE_FAILED)
 		fprintf(stderr, "prof: could not parse %s rank by rank (see above)\n", r->rd.path);
 	o.progress = isatty(STDERR_FILENO);
+	o.progress_after_s = parse_progress_after();
 	enum parse_status ps = parse_run_dir(r->rd.path, &o, &rep);
 	free(steps);
 	if (ps == PARSE_FAILED) {
@@ -623,6 +650,17 @@ static int run_mirror(struct run_ctx *r, int *exit_code, int *sig)
 	return 128 + *sig;
 }
 
+/* Once the program has ended, a signal to prof (a second Ctrl-C during a
+ * long parse) ends prof by that signal; the raw data is complete by then,
+ * so it says how to parse it. */
+static void run_late_signals(const struct run_ctx *r)
+{
+	char msg[1024];
+	snprintf(msg, sizeof msg, "\nprof: interrupted by a signal; %s: the raw data is kept, "
+		 "run `prof parse %s`\n", r->rd.path, r->rd.path);
+	sig_late_setup(msg);
+}
+
 /* From the fork to the end. Returns prof's exit status. */
 static int run_program(struct run_ctx *r)
 {
@@ -649,11 +687,13 @@ static int run_program(struct run_ctx *r)
 	rundir_finish(&r->rd);
 	spawn_tty_take_back(&r->child);
 	sig_teardown(&r->sig);
+	run_late_signals(r);
 	int code, sig;
 	int status = run_mirror(r, &code, &sig);
 	run_finish_info(r, code, sig);
 	run_parse(r);
 	run_report_storage(r);
+	run_report_disk(r);
 	return status;
 }
 

@@ -324,6 +324,12 @@ enum arc_status arc_pack(const char *run_dir, enum arc_format f, char **out_path
 	if ((st = pack_open(p.a, f, err)))
 		goto done;
 	ofd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, PROF_FILE_MODE);
+	if (ofd >= 0 && fchmod(ofd, PROF_FILE_MODE) != 0) {   /* past the umask */
+		int e = errno;
+		close(ofd);
+		ofd = -1;
+		errno = e;
+	}
 	if (ofd < 0) {
 		st = arc_fail(err, ARC_IO, "%s: cannot create: %s", tmp, strerror(errno));
 		goto done;
@@ -476,6 +482,8 @@ static int open_dirs(struct ext_ctx *x, const char *name, char **comp, int n,
 		int nfd = openat(fd, comp[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (nfd < 0)
 			*st = refuse(x, name, "%s is already there and is not a directory", comp[i]);
+		else
+			fchmod(nfd, PROF_DIR_MODE);   /* past the umask */
 		close(fd);
 		fd = nfd;
 	}
@@ -571,7 +579,11 @@ static enum arc_status extract_entry(struct ext_ctx *x, struct archive_entry *e)
 			st = arc_fail(x->err, ARC_IO, "%s: entry \"%.200s\": cannot create: %s",
 				      x->archive, name, strerror(errno));
 		else {
-			st = write_data(x, name, fd);
+			if (fchmod(fd, PROF_FILE_MODE) != 0)   /* past the umask */
+				st = arc_fail(x->err, ARC_IO, "%s: entry \"%.200s\": %s",
+					      x->archive, name, strerror(errno));
+			else
+				st = write_data(x, name, fd);
 			if (close(fd) != 0 && st == ARC_OK)
 				st = arc_fail(x->err, ARC_IO, "%s: entry \"%.200s\": %s",
 					      x->archive, name, strerror(errno));

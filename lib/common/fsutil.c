@@ -19,14 +19,29 @@ int fs_mkdir_p(const char *path)
 			continue;
 		char c = *s;
 		*s = '\0';
-		if (mkdir(p, PROF_DIR_MODE) != 0 && errno != EEXIST) {
+		if (mkdir(p, PROF_DIR_MODE) == 0) {
+			/* mkdir's mode went through the umask; ours are fixed. */
+			int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0 || fchmod(fd, PROF_DIR_MODE) != 0)
+				rc = -errno;
+			if (fd >= 0)
+				close(fd);
+		} else if (errno != EEXIST) {
 			rc = -errno;
-			break;
 		}
 		*s = c;
-		if (c == '\0')
+		if (rc || c == '\0')
 			break;
 	}
+	/* Files are then opened by name under the last directory: it must be
+	 * a directory, never a link to one somebody planted. */
+	struct stat st;
+	if (!rc && lstat(p, &st) != 0)
+		rc = -errno;
+	else if (!rc && S_ISLNK(st.st_mode))
+		rc = -ELOOP;
+	else if (!rc && !S_ISDIR(st.st_mode))
+		rc = -ENOTDIR;
 	free(p);
 	return rc;
 }
@@ -75,16 +90,12 @@ int fs_write_atomic(const char *path, const void *data, size_t len)
 	if (!tmp)
 		return -ENOMEM;
 	snprintf(tmp, plen + 16, "%s.tmp%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, PROF_FILE_MODE);
+	int fd = fs_create_file(tmp, O_WRONLY);
 	int rc = 0;
 	if (fd < 0) {
-		rc = -errno;
 		free(tmp);
-		return rc;
+		return fd;
 	}
-	/* open's mode went through the umask; the run dir's modes are fixed. */
-	if (fchmod(fd, PROF_FILE_MODE) != 0)
-		rc = -errno;
 	const char *p = data;
 	while (!rc && len > 0) {
 		ssize_t w = write(fd, p, len);
@@ -102,6 +113,22 @@ int fs_write_atomic(const char *path, const void *data, size_t len)
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+int fs_create_file(const char *path, int flags)
+{
+	unlink(path);   /* a leftover, or a planted link: never written through */
+	int fd = open(path, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, PROF_FILE_MODE);
+	if (fd < 0)
+		return -errno;
+	/* open's mode went through the umask; the run dir's modes are fixed. */
+	if (fchmod(fd, PROF_FILE_MODE) != 0) {
+		int rc = -errno;
+		close(fd);
+		unlink(path);
+		return rc;
+	}
+	return fd;
 }
 
 char *fs_join(const char *a, const char *b)

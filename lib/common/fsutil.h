@@ -8,7 +8,9 @@
 #define PROF_DIR_MODE  0750
 #define PROF_FILE_MODE 0640
 
-/* mkdir -p with PROF_DIR_MODE for the parts it creates. 0 or -errno. */
+/* mkdir -p with PROF_DIR_MODE (past the umask) for the parts it creates.
+ * 0, -ELOOP when the last component is a symbolic link, -ENOTDIR when it is
+ * not a directory, or -errno. */
 int fs_mkdir_p(const char *path);
 
 /* Reads a whole file into a NUL-terminated malloc'd buffer. 0 or -errno. */
@@ -17,6 +19,11 @@ int fs_read_file(const char *path, char **out, size_t *len);
 /* Writes `len` bytes to `path` through a temporary file and rename, so a
  * reader sees the old or the new content, never half. 0 or -errno. */
 int fs_write_atomic(const char *path, const void *data, size_t len);
+
+/* Creates `path` afresh (whatever was there, a link included, is unlinked
+ * first; O_EXCL|O_NOFOLLOW) with PROF_FILE_MODE past the umask, opened with
+ * `flags` (O_WRONLY, O_RDWR). A descriptor, or -errno. */
+int fs_create_file(const char *path, int flags);
 
 /* path joined: a + "/" + b, malloc'd (NULL on ENOMEM). */
 char *fs_join(const char *a, const char *b);

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,10 +254,18 @@ int export_db(const char *dir, FILE *log)
 		free(tmp);
 		return -ENOMEM;
 	}
-	unlink(tmp);
+	/* Created here, empty, so that its mode is the run dir's (SQLite's
+	 * would be 0644 less the umask) and a planted link is not followed. */
+	int fd = fs_create_file(tmp, O_WRONLY);
+	int rc = fd < 0 ? fd : 0;
+	if (fd >= 0)
+		close(fd);
 	sqlite3 *db = NULL;
-	int rc = 0;
-	if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+	int flags = SQLITE_OPEN_READWRITE;
+#ifdef SQLITE_OPEN_NOFOLLOW
+	flags |= SQLITE_OPEN_NOFOLLOW;
+#endif
+	if (!rc && sqlite3_open_v2(tmp, &db, flags, NULL) != SQLITE_OK)
 		rc = db_fail(db, log, "open");
 	rc = rc ? rc : exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
 			   "PRAGMA cache_size=-8192; BEGIN", log);

@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -392,9 +393,12 @@ int export_trace_format(const char *dir, int pretty, int gzip)
 	size_t mlen = 0;
 	gzFile gz = NULL;
 	if (!rc && gzip) {
-		gz = gzopen(gztmp, "wbe");
+		int gfd = fs_create_file(gztmp, O_WRONLY);
+		gz = gfd >= 0 ? gzdopen(gfd, "wb") : NULL;
+		if (!gz && gfd >= 0)
+			close(gfd);
 		if (!gz)
-			rc = errno ? -errno : -ENOMEM;
+			rc = gfd < 0 ? gfd : -ENOMEM;
 	} else if (!rc) {
 		rc = out_file_open(&of, dir, TRACE);
 	}

@@ -26,12 +26,10 @@ int out_file_open(struct out_file *o, const char *dir, const char *name)
 		return -ENOMEM;
 	}
 	snprintf(o->tmp, n, "%s.tmp", o->path);
-	int fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		      PROF_FILE_MODE);
+	int fd = fs_create_file(o->tmp, O_WRONLY);
 	if (fd < 0) {
-		int rc = -errno;
 		clear(o);
-		return rc;
+		return fd;
 	}
 	o->f = fdopen(fd, "w");
 	if (!o->f) {

@@ -36,11 +36,15 @@ struct parse_opts {
 	int gzip;                      /* trace_view.json.gz instead */
 	int progress;                  /* a progress bar on `log` may be drawn
 					* (the caller checked it is a terminal) */
+	double progress_after_s;       /* ... once the parse has run this long */
 };
 
+/* The seconds a parse runs before its bar shows: 1, or
+ * PROF_PROGRESS_AFTER (seconds, >= 0) when that is set and valid. */
+double parse_progress_after(void);
 /* Whether the progress bar is drawn: only on a terminal, never with
- * --quiet, and only once the parse has run for a second. */
-int parse_progress_wanted(int is_tty, int quiet, double elapsed_s);
+ * --quiet, and only once the parse has run `after` seconds. */
+int parse_progress_wanted(int is_tty, int quiet, double elapsed_s, double after_s);
 
 struct parse_report {
 	uint64_t streams, records, lost;

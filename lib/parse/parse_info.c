@@ -95,6 +95,11 @@ int parse_info_read(const char *run_dir, struct parse_info *pi, FILE *log)
 		if (pi->have_start)
 			exact_start_real(text, pi);
 		read_rank(root, pi);
+		pi->have_end = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "end_info"));
+		if (!pi->have_end)
+			fprintf(log, "prof parse: %s has no end_info: prof did not finish this run "
+				"(it was killed, or the run is still going); exit status and loss "
+				"totals are unknown, the raw streams are read as they are\n", path);
 		cJSON *env = cJSON_GetObjectItemCaseSensitive(root, "env");
 		if (cJSON_IsObject(env))
 			pi->env = cJSON_Duplicate(env, 1);

@@ -8,6 +8,7 @@
  *             "start": {"mono_ns": N, "real_ns": N}}   pair taken at launch
  *   "rank": N           (or "rank_id": N)        the rank of this run
  *   "env": {"NAME": "value", ...}                copied to profiler_metadata.json
+ *   "end_info": {...}   only checked for: missing after `prof run` was killed
  * Nanosecond values may be JSON numbers or decimal strings (a string keeps
  * all the digits of a realtime ns value, which a double does not).
  */
@@ -22,6 +23,7 @@ struct cJSON;
 struct parse_info {
 	int present;            /* the file was read and parsed */
 	int have_start;         /* start pair known */
+	int have_end;           /* "end_info" present: the launcher finished the run */
 	uint64_t start_mono_ns, start_real_ns;
 	uint64_t tsc_hz;        /* 0: unknown */
 	int64_t rank;           /* -1: unknown */

@@ -38,14 +38,23 @@ struct run {
 	size_t nspans;
 };
 
-int parse_progress_wanted(int is_tty, int quiet, double elapsed_s)
+int parse_progress_wanted(int is_tty, int quiet, double elapsed_s, double after_s)
 {
-	return is_tty && !quiet && elapsed_s >= 1.0;
+	return is_tty && !quiet && elapsed_s >= after_s;
+}
+
+double parse_progress_after(void)
+{
+	const char *e = getenv("PROF_PROGRESS_AFTER");
+	char *end;
+	double v = e && *e ? strtod(e, &end) : -1;
+	return e && *e && !*end && v >= 0 ? v : 1.0;
 }
 
 /* The progress bar: how far the merge has come through the run's time. */
 struct progress {
 	struct timespec t0;
+	double after;       /* seconds before the first draw */
 	uint64_t lo, hi;
 	int pct;            /* last drawn; -1: none */
 };
@@ -59,7 +68,7 @@ static double since(const struct timespec *t0)
 
 static void progress_draw(struct progress *p, FILE *log, uint64_t ns)
 {
-	if (!parse_progress_wanted(1, 0, since(&p->t0)))
+	if (!parse_progress_wanted(1, 0, since(&p->t0), p->after))
 		return;
 	int pct = ns <= p->lo || p->hi <= p->lo ? 0 :
 		  ns >= p->hi ? 100 : (int)((ns - p->lo) * 100.0 / (double)(p->hi - p->lo));
@@ -72,6 +81,21 @@ static void progress_draw(struct progress *p, FILE *log, uint64_t ns)
 	bar[40] = '\0';
 	fprintf(log, "\rprof parse: [%s] %3d%%", bar, pct);
 	fflush(log);
+}
+
+/* The run's time from its first record (or stream opening, if earlier)
+ * to its streams' ends; the merge has read each stream's first record. */
+static void progress_span(struct progress *p, const struct run *u)
+{
+	clock_gettime(CLOCK_MONOTONIC, &p->t0);
+	for (size_t i = 0; i < u->nstreams; i++) {
+		const struct parse_stream *s = &u->streams[i];
+		uint64_t a = s->open_ns, b = parse_stream_end_ns(s);
+		if (s->nrec && s->ns < a)
+			a = s->ns;
+		p->lo = a < p->lo ? a : p->lo;
+		p->hi = b > p->hi ? b : p->hi;
+	}
 }
 
 static int is_dir(const char *path)
@@ -165,18 +189,12 @@ static int merge_all(struct run *u, struct parse_model *m)
 	struct parse_merge mg;
 	struct parse_stream *s;
 	enum merge_ev ev;
-	struct progress pg = { .pct = -1, .lo = UINT64_MAX };
+	struct progress pg = { .pct = -1, .lo = UINT64_MAX, .after = u->o->progress_after_s };
 	uint64_t n = 0;
-	if (u->o->progress) {
-		clock_gettime(CLOCK_MONOTONIC, &pg.t0);
-		for (size_t i = 0; i < u->nstreams; i++) {
-			uint64_t a = u->streams[i].open_ns, b = parse_stream_end_ns(&u->streams[i]);
-			pg.lo = a < pg.lo ? a : pg.lo;
-			pg.hi = b > pg.hi ? b : pg.hi;
-		}
-	}
 	if (parse_merge_init(&mg, u->streams, u->nstreams) != 0)
 		return -ENOMEM;
+	if (u->o->progress)
+		progress_span(&pg, u);
 	while ((ev = parse_merge_next(&mg, &s)) != MERGE_END) {
 		if (ev == MERGE_RECORD)
 			model_record(m, s);
@@ -430,7 +448,11 @@ static int forget_done(struct run *u)
 	u->out_dir = fs_join(u->out_base, OUTPUT_DIR);
 	char *done = u->out_dir ? fs_join(u->out_dir, DONE_FILE) : NULL;
 	int rc = done ? 0 : -ENOMEM;
-	if (done && unlink(done) != 0 && errno != ENOENT)
+	struct stat st;
+	/* never through a planted link: no unlink, no output under it */
+	if (done && lstat(u->out_dir, &st) == 0 && !S_ISDIR(st.st_mode))
+		rc = S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+	else if (done && unlink(done) != 0 && errno != ENOENT)
 		rc = -errno;
 	free(done);
 	return rc;
@@ -527,6 +549,11 @@ static enum parse_status parse(struct run *u)
 	char *raw = fs_join(u->dir, PROF_RAW_DIR);
 	int rc = raw && is_dir(raw) ? forget_done(u) : 0;  /* only in what looks like a run */
 	free(raw);
+	if (rc == -ELOOP || rc == -ENOTDIR) {
+		fprintf(u->o->log, "prof parse: %s/%s is %s; refusing to write there\n",
+			u->out_base, OUTPUT_DIR, rc == -ELOOP ? "a symbolic link" : "not a directory");
+		return PARSE_FAILED;
+	}
 	if (rc) {
 		fprintf(u->o->log, "prof parse: %s/%s/%s: %s\n", u->out_base, OUTPUT_DIR, DONE_FILE,
 			strerror(-rc));

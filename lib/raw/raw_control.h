@@ -33,6 +33,9 @@ struct raw_control {
 	 * budget means some writer was refused a chunk and stopped. */
 	uint64_t raw_budget_bytes;
 	uint64_t raw_used_bytes;
+	/* Streams no agent could create for want of disk space (not even the
+	 * header fitted): their records are in no lost count. Atomic add. */
+	uint64_t streams_no_space;
 };
 
 #endif

@@ -53,6 +53,8 @@ enum raw_stream_kind {
 
 /* Header flags. */
 #define RAW_FILE_CLOSED 0x1u /* the writer closed the stream cleanly */
+#define RAW_FILE_NO_SPACE 0x2u /* the filesystem refused a chunk (full disk or
+				* quota): the stream stopped recording there */
 
 /* A clock pair: the stream's tick and CLOCK_MONOTONIC / CLOCK_REALTIME ns,
  * read back to back. Readers map ticks onto monotonic ns with these. */

@@ -37,6 +37,7 @@ struct raw_totals {
 	uint64_t records;
 	uint64_t lost;
 	uint64_t damaged_streams;  /* header unreadable or chunks skipped */
+	uint64_t no_space_streams; /* stopped by a full filesystem (RAW_FILE_NO_SPACE) */
 };
 
 /* Sums the chunk headers of every *.raw file under `raw_dir` (recursively).

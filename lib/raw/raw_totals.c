@@ -53,6 +53,7 @@ static int add_stream(int fd, struct raw_totals *t)
 		}
 	}
 	damaged |= h.chunks > i;
+	t->no_space_streams += (h.flags & RAW_FILE_NO_SPACE) != 0;
 	t->lost += lost > h.lost_total ? lost : h.lost_total;
 	return damaged;
 }

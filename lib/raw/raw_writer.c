@@ -4,6 +4,7 @@
  * allocator may be what is being traced, or not be reentrant at this
  * point), so memory comes from mmap.
  */
+#define _GNU_SOURCE   /* fallocate */
 #include "raw/raw_writer.h"
 
 #include <errno.h>
@@ -27,12 +28,30 @@ static off_t chunk_offset(const struct raw_writer *w, uint64_t index)
 	return (off_t)RAW_HEADER_SIZE + (off_t)index * w->chunk_size;
 }
 
+/* Gives [off, off+len) disk blocks before it is mapped: a store to a
+ * shared mapping of a hole the filesystem cannot fill (a full disk, a full
+ * tmpfs) is a SIGBUS in the program, while a refusal here is an error the
+ * writer counts as loss. Filesystems without fallocate get the size only,
+ * as before. 0 or -errno. */
+static int reserve_disk(int fd, off_t off, off_t len)
+{
+	int rc;
+	while ((rc = fallocate(fd, 0, off, len)) != 0 && errno == EINTR)
+		;
+	if (rc == 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return -errno;
+	return ftruncate(fd, off + len) == 0 ? 0 : -errno;
+}
+
 /* Maps chunk `index` (growing the file) and makes it current. */
 static int begin_chunk(struct raw_writer *w, uint64_t index)
 {
 	off_t off = chunk_offset(w, index);
-	if (ftruncate(w->fd, off + w->chunk_size) != 0)
-		return -errno;
+	int rc = reserve_disk(w->fd, off, w->chunk_size);
+	if (rc)
+		return rc;
 	void *p = mmap(NULL, w->chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, off);
 	if (p == MAP_FAILED)
 		return -errno;
@@ -51,6 +70,15 @@ static int begin_chunk(struct raw_writer *w, uint64_t index)
 	w->end = (char *)p + w->chunk_size;
 	__atomic_store_n(&w->hdr->chunks, index + 1, __ATOMIC_RELAXED);
 	return 0;
+}
+
+/* True when begin_chunk failed (`rc`); a full filesystem is said in the
+ * header so the launcher can name it. */
+static int no_chunk(struct raw_writer *w, int rc)
+{
+	if (rc == -ENOSPC || rc == -EDQUOT)
+		__atomic_or_fetch(&w->hdr->flags, RAW_FILE_NO_SPACE, __ATOMIC_RELEASE);
+	return rc != 0;
 }
 
 static void fill_header(struct raw_writer *w, const struct raw_writer_opts *o)
@@ -104,8 +132,10 @@ int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
 		return -errno;
 	int rc = 0;
 	/* The mode went through the umask; the run directory's is fixed. */
-	if (fchmod(w->fd, 0640) != 0 || ftruncate(w->fd, RAW_HEADER_SIZE) != 0)
+	if (fchmod(w->fd, 0640) != 0)
 		rc = -errno;
+	if (!rc)
+		rc = reserve_disk(w->fd, 0, RAW_HEADER_SIZE);
 	if (!rc) {
 		void *h = mmap(NULL, RAW_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, 0);
 		if (h == MAP_FAILED)
@@ -115,17 +145,18 @@ int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
 	}
 	if (!rc) {
 		fill_header(w, o);
-		if (budget_grant(w)) {
-			rc = begin_chunk(w, 0);
-		} else {
-			/* The budget is spent: a header without chunks, whose
-			 * lost_total counts every record offered. pos == end
-			 * sends each reserve to the slow path. */
+		int granted = budget_grant(w);
+		if (!granted || no_chunk(w, begin_chunk(w, 0))) {
+			/* The budget is spent, or the disk is full: a header
+			 * without chunks, whose lost_total counts every record
+			 * offered. pos == end sends each reserve to the slow path. */
 			static char no_room;
-			w->broken = 2;
+			w->broken = granted ? 1 : 2;
 			w->pos = w->end = &no_room;
 		}
 	}
+	if (rc && !w->hdr)
+		unlinkat(dirfd, name, 0);   /* empty: not worth a "damaged" stream */
 	if (rc)
 		raw_writer_abandon(w);
 	return rc;
@@ -142,7 +173,7 @@ static void *reserve_slow(struct raw_writer *w, uint32_t size, int count)
 		w->broken = 2;
 		goto drop;
 	}
-	if (begin_chunk(w, (uint64_t)w->chunk->index + 1) != 0) {
+	if (no_chunk(w, begin_chunk(w, (uint64_t)w->chunk->index + 1))) {
 		/* Out of disk or address space: stop trying, count what we drop. */
 		w->broken = 1;
 		goto drop;

@@ -78,7 +78,10 @@ struct raw_writer_opts {
 };
 
 /* Creates `name` under `dirfd` (O_EXCL, mode 0640) and begins chunk 0.
- * Returns 0 or a negative errno; on error the writer is left closed. */
+ * Returns 0 or a negative errno; on error the writer is left closed, and
+ * the file removed when not even its header could be written (no disk
+ * space: -ENOSPC). When chunk 0 alone is refused (budget or disk), the
+ * stream opens without chunks and counts what it is offered as lost. */
 int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
 		    const struct raw_writer_opts *o);
 

@@ -2,12 +2,14 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/agent_env.h"
 #include "common/fsutil.h"
@@ -66,6 +68,21 @@ static int dyn_remember(struct dyn_watch *w)
 	return 0;
 }
 
+/* The log is appended to, never through a link, with the run dir's mode. */
+static int dyn_open_log(struct dyn_watch *w, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+		      PROF_FILE_MODE);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, PROF_FILE_MODE) != 0 || !(w->log = fdopen(fd, "a"))) {
+		int rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return 0;
+}
+
 int dyn_start(struct dyn_watch *w, const char *dir, const struct prof_config *cfg,
 	      long rank, char *err, size_t errlen)
 {
@@ -76,17 +93,18 @@ int dyn_start(struct dyn_watch *w, const char *dir, const struct prof_config *cf
 	w->path = fs_join(dir, DYN_CONFIG_FILE);
 	char *logpath = fs_join(dir, DYN_LOG_FILE);
 	char *text = dyn_template(cfg);
+	const char *what = rc ? dir : w->path;   /* the directory itself, a link or a file */
 	if (!rc && (!w->dir || !w->path || !logpath || !text))
 		rc = -ENOMEM;
 	if (!rc)
 		rc = fs_write_atomic(w->path, text, strlen(text));
-	if (!rc && !(w->log = fopen(logpath, "ae")))
-		rc = -errno;
+	if (!rc && (rc = dyn_open_log(w, logpath)) != 0)
+		what = logpath;
 	if (!rc)
 		rc = dyn_remember(w);
 	if (rc)
 		snprintf(err, errlen, "--dynamic %s: cannot write %s: %s", dir,
-			 w->path ? w->path : DYN_CONFIG_FILE, strerror(-rc));
+			 what ? what : DYN_CONFIG_FILE, strerror(-rc));
 	else
 		dyn_log(w, "waiting for edits of %s", w->path);
 	free(logpath);

@@ -109,6 +109,8 @@ static void info_add_end(cJSON *root, const struct info_end *e)
 	info_add_total(o, "records", e->totals_ok, e->totals.records);
 	info_add_total(o, "lost", e->totals_ok, e->totals.lost);
 	info_add_total(o, "damaged_streams", e->totals_ok, e->totals.damaged_streams);
+	info_add_total(o, "disk_full_streams", e->totals_ok, e->totals.no_space_streams);
+	info_add_u64(o, "streams_not_created", e->streams_no_space);
 	cJSON_AddBoolToObject(o, "storage_limit_reached", e->storage_limit_reached);
 }
 

@@ -23,6 +23,7 @@ struct info_end {
 	bool totals_ok;           /* false: totals unknown, written as null */
 	struct raw_totals totals;
 	bool storage_limit_reached; /* --storage-limit stopped some stream */
+	uint64_t streams_no_space;  /* streams never created: no disk space */
 };
 
 struct run_info {

@@ -139,9 +139,10 @@ static int rundir_control_create(struct rundir *rd, bool recording)
 			O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, PROF_FILE_MODE);
 	if (fd < 0)
 		return -errno;
-	int rc = 0;
-	if (fchmod(fd, PROF_FILE_MODE) != 0 || ftruncate(fd, (off_t)rd->control_len) != 0)
-		rc = -errno;
+	/* Blocks given now, not a hole: a store into a hole on a full disk
+	 * would be a SIGBUS. */
+	int rc = fchmod(fd, PROF_FILE_MODE) != 0 ? -errno
+		 : -posix_fallocate(fd, 0, (off_t)rd->control_len);
 	void *p = rc ? MAP_FAILED : mmap(NULL, rd->control_len, PROT_READ | PROT_WRITE,
 					  MAP_SHARED, fd, 0);
 	if (!rc && p == MAP_FAILED)

@@ -35,6 +35,7 @@ struct agent {
 	 * to every writer of this process (raw_writer_opts); NULL/0: none. */
 	uint64_t *budget_used;
 	uint64_t budget_limit;
+	uint64_t *no_space;          /* the page's streams_no_space; NULL: none */
 	/* Why this process does not record now: AGENT_OFF_* bits. With the
 	 * launcher's page, the hot path's whole test is two loads. */
 	volatile uint32_t off;

@@ -29,9 +29,11 @@ void agent_log(const char *fmt, ...)
 	if (agent.log_fd < 0) {
 		char path[4200];
 		snprintf(path, sizeof path, "%s/%s/agent-%d.log", agent.run_dir, PROF_LOG_DIR, (int)getpid());
-		agent.log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+		agent.log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+				    0640);
 		if (agent.log_fd < 0)
 			return;
+		fchmod(agent.log_fd, 0640); /* past the umask */
 	}
 	char buf[1024];
 	int n = snprintf(buf, sizeof buf, "prof agent[%d]: ", (int)getpid());
@@ -82,6 +84,8 @@ static void map_control(void)
 	}
 	agent.control = &c->recording;
 	agent.ctl = c;
+	if (prot & PROT_WRITE)
+		agent.no_space = &c->streams_no_space;
 	uint64_t budget = __atomic_load_n(&c->raw_budget_bytes, __ATOMIC_ACQUIRE);
 	if (budget && (prot & PROT_WRITE)) {
 		agent.budget_used = &c->raw_used_bytes;
@@ -109,7 +113,7 @@ int agent_process_begin(int ppid)
 			return -1;
 		}
 	}
-	agent.proc_dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	agent.proc_dirfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (agent.proc_dirfd < 0)
 		return -1;
 	fchmod(agent.proc_dirfd, 0750); /* past the umask */

@@ -86,6 +86,8 @@ static int open_stream(struct agent_thread *t, const char *comm)
 	}
 	if (rc)
 		agent_log("thread %d: cannot open its raw stream: %s", t->tid, strerror(-rc));
+	if ((rc == -ENOSPC || rc == -EDQUOT) && agent.no_space)
+		__atomic_add_fetch(agent.no_space, 1, __ATOMIC_RELAXED);
 	return rc;
 }
 

@@ -39,6 +39,12 @@ static inline int record_name(uint16_t type, const char *name)
 		return 0;
 	uint64_t ts = agent_ticks();
 	uint32_t id = raw_writer_intern(&t->w, name, ts);
+	if (__builtin_expect(id == 0, 0)) {
+		/* The name's definition did not fit (the stream stopped): a
+		 * record naming id 0 would read as damage. */
+		raw_writer_lose(&t->w, 1);
+		return 0;
+	}
 	struct raw_record *r = begin_record(t, type, REC_SIZE(struct raw_mark), ts);
 	if (!r)
 		return 0;

@@ -59,6 +59,33 @@ void sig_teardown(struct sig_state *s)
 	sigprocmask(SIG_SETMASK, &s->saved_mask, NULL);
 }
 
+static char sig_late_msg[1024];
+static size_t sig_late_len;
+
+/* Async-signal-safe: write, sigaction, raise. */
+static void sig_late_handler(int sig)
+{
+	ssize_t w = write(STDERR_FILENO, sig_late_msg, sig_late_len);
+	(void)w;
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigaction(sig, &dfl, NULL);
+	raise(sig);   /* delivered once the handler returns */
+}
+
+void sig_late_setup(const char *msg)
+{
+	static const int late[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	snprintf(sig_late_msg, sizeof sig_late_msg, "%s", msg);
+	sig_late_len = strlen(sig_late_msg);
+	for (size_t i = 0; i < sizeof late / sizeof late[0]; i++) {
+		struct sigaction old, sa = { .sa_handler = sig_late_handler };
+		sigemptyset(&sa.sa_mask);
+		/* An ignored signal (nohup, a background job) stays ignored. */
+		if (sigaction(late[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			sigaction(late[i], &sa, NULL);
+	}
+}
+
 const char *sig_name(int sig, char *buf, size_t len)
 {
 	const char *abbrev = sigabbrev_np(sig);

@@ -43,10 +43,20 @@ static void test_step_list(void)
 
 static void test_progress(void)
 {
-	CHECK(parse_progress_wanted(1, 0, 1.5));
-	CHECK(!parse_progress_wanted(1, 0, 0.5));
-	CHECK(!parse_progress_wanted(0, 0, 5));
-	CHECK(!parse_progress_wanted(1, 1, 5));
+	CHECK(parse_progress_wanted(1, 0, 1.5, 1.0));
+	CHECK(!parse_progress_wanted(1, 0, 0.5, 1.0));
+	CHECK(!parse_progress_wanted(0, 0, 5, 1.0));
+	CHECK(!parse_progress_wanted(1, 1, 5, 1.0));
+	CHECK(parse_progress_wanted(1, 0, 0.0, 0.0));
+	unsetenv("PROF_PROGRESS_AFTER");
+	CHECK(parse_progress_after() == 1.0);
+	setenv("PROF_PROGRESS_AFTER", "0", 1);
+	CHECK(parse_progress_after() == 0.0);
+	setenv("PROF_PROGRESS_AFTER", "x", 1);
+	CHECK(parse_progress_after() == 1.0);
+	setenv("PROF_PROGRESS_AFTER", "-2", 1);
+	CHECK(parse_progress_after() == 1.0);
+	unsetenv("PROF_PROGRESS_AFTER");
 }
 
 static void test_csv_read(void)

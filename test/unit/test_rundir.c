@@ -186,7 +186,7 @@ static void test_info_end(struct run_info *ri)
 	ri->end = (struct raw_clock_pair){ 3000, 2000, 1700000001123456789ull };
 	ri->end_info = (struct info_end){ .exit_code = -1, .signal = 9, .signal_name = "SIGKILL",
 					  .duration_ns = 1000, .totals_ok = true,
-					  .totals = { 4, 100, 2, 1 } };
+					  .totals = { 4, 100, 2, 1, 0 } };
 	cJSON *j = info_json(ri);
 	cJSON *e = cJSON_GetObjectItem(j, "end_info");
 	CHECK(cJSON_GetObjectItem(j, "child_pid")->valuedouble == 99);
