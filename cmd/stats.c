@@ -524,10 +524,122 @@ static int emit_memory(struct ctx *c, long top, const char *key)
 	return 0;
 }
 
+struct split_row {
+	const char *name, *key;
+	double v;
+};
+
+static void overview_split(const struct stats_step_summary *sum, struct split_row *split)
+{
+	split[0] = (struct split_row){ "Computing", "computing", sum->computing };
+	split[1] = (struct split_row){ "Communication (not overlapped)",
+				       "communication_not_overlapped", sum->communication };
+	split[2] = (struct split_row){ "Free (device idle)", "free", sum->free_time };
+	split[3] = (struct split_row){ "Other (preparing)", "other", sum->other };
+}
+
+static void csv_metric(struct ctx *c, const char *name, double v, int decimals,
+		       const double *share)
+{
+	csv_str(&c->csv, name);
+	csv_fixed(&c->csv, v, decimals);
+	if (share)
+		csv_fixed(&c->csv, *share, 2);
+	else
+		csv_str(&c->csv, NULL);
+	csv_end_row(&c->csv);
+}
+
+static void overview_csv(struct ctx *c, const struct stats_step_summary *sum,
+			 const struct stats_recording *rec)
+{
+	struct split_row split[4];
+	char name[80];
+	double base = sum->rows_total > 0 ? sum->rows_total : 1;
+	overview_split(sum, split);
+	csv_header(&c->csv, "Metric,Value,Share(%)");
+	csv_metric(c, "Steps", (double)sum->steps, 0, NULL);
+	snprintf(name, sizeof(name), "Total step time(%s)", unit(c));
+	csv_metric(c, name, conv(c, sum->total), unit_decimals[c->unit], NULL);
+	snprintf(name, sizeof(name), "Average step time(%s)", unit(c));
+	csv_metric(c, name, conv(c, sum->avg), unit_decimals[c->unit], NULL);
+	for (size_t i = 0; i < 4; i++) {
+		double share = 100.0 * split[i].v / base;
+		snprintf(name, sizeof(name), "%s(%s)", split[i].name, unit(c));
+		csv_metric(c, name, conv(c, split[i].v), unit_decimals[c->unit], &share);
+	}
+	if (rec->known)
+		csv_metric(c, "Lost records", (double)rec->lost, 0, NULL);
+}
+
+static void overview_json(struct ctx *c, const struct stats_step_summary *sum,
+			  const struct stats_recording *rec)
+{
+	struct split_row split[4];
+	overview_split(sum, split);
+	jo_obj_begin(&c->jo);
+	jo_kuint(&c->jo, "steps", sum->steps);
+	jo_kfixed(&c->jo, "total", conv(c, sum->total), unit_decimals[c->unit]);
+	jo_kfixed(&c->jo, "avg", conv(c, sum->avg), unit_decimals[c->unit]);
+	jo_key(&c->jo, "device_activity");
+	jo_bool(&c->jo, sum->device_rows > 0);
+	for (size_t i = 0; i < 4; i++)
+		jo_kfixed(&c->jo, split[i].key, conv(c, split[i].v), unit_decimals[c->unit]);
+	jo_key(&c->jo, "lost_records");   /* null: prof did not finish the run */
+	if (rec->known)
+		jo_uint(&c->jo, rec->lost);
+	else
+		jo_null(&c->jo);
+	jo_key(&c->jo, "storage_limit_reached");
+	jo_bool(&c->jo, rec->storage_limit);
+	jo_obj_end(&c->jo);
+}
+
+static void overview_lost(struct ctx *c, const struct stats_recording *rec)
+{
+	if (!rec->known)
+		tline(c, "Lost records: unknown (prof did not finish this run; "
+		      "'prof parse' counts what the streams say)");
+	else if (rec->lost)
+		tline(c, "Lost records: %llu (%s)", (unsigned long long)rec->lost,
+		      stats_recording_cause(rec));
+	else
+		tline(c, "Lost records: none");
+}
+
+static void overview_text(struct ctx *c, const struct stats_step_summary *sum,
+			  const struct stats_recording *rec)
+{
+	struct split_row split[4];
+	char a[32], b[32];
+	double base = sum->rows_total > 0 ? sum->rows_total : 1;
+	overview_split(sum, split);
+	tline(c, "Run: %s", c->dir);
+	tline(c, "Steps: %zu   total %s %s   average %s %s", sum->steps,
+	      stats_fmt_num(conv(c, sum->total), unit_decimals[c->unit], 16, a, sizeof(a)),
+	      unit(c),
+	      stats_fmt_num(conv(c, sum->avg), unit_decimals[c->unit], 16, b, sizeof(b)),
+	      unit(c));
+	overview_lost(c, rec);
+	if (!sum->device_rows)
+		/* Host-only rows hold the whole step in Free: calling that
+		 * "device idle" would mislead. */
+		tline(c, "Step time split: no device activity was recorded "
+		      "(steps are host time only)");
+	else
+		tline(c, "Step time split (step_trace_time.csv, all devices):");
+	for (size_t i = 0; sum->device_rows && i < 4; i++)
+		tline(c, "  %-32s %14s %-2s %6.2f%%", split[i].name,
+		      stats_fmt_num(conv(c, split[i].v), unit_decimals[c->unit], 14, a, sizeof(a)),
+		      unit(c), 100.0 * split[i].v / base);
+	tline(c, "%s", "");
+}
+
 static int emit_overview(struct ctx *c)
 {
 	char err[512];
 	struct stats_steps s;
+	struct stats_recording rec;
 	int rc = stats_load_steps(c->outdir, &s, err, sizeof(err));
 	if (rc != 0 && rc != STATS_ABSENT)
 		return load_failed(err);
@@ -536,81 +648,27 @@ static int emit_overview(struct ctx *c)
 		stats_steps_summarize(&s, &sum);
 		stats_steps_free(&s);
 	}
-	double base = sum.rows_total > 0 ? sum.rows_total : 1;
-	struct { const char *name, *key; double v; } split[] = {
-		{ "Computing", "computing", sum.computing },
-		{ "Communication (not overlapped)", "communication_not_overlapped", sum.communication },
-		{ "Free (device idle)", "free", sum.free_time },
-		{ "Other (preparing)", "other", sum.other },
-	};
+	if (stats_load_recording(c->dir, &rec, err, sizeof(err)) < 0)
+		return load_failed(err);
 	if (c->fmt == FMT_CSV) {
-		csv_header(&c->csv, "Metric,Value,Share(%)");
 		if (rc == STATS_ABSENT) {
+			csv_header(&c->csv, "Metric,Value,Share(%)");
 			fprintf(stderr, "prof stats: Steps: no data (step_trace_time.csv absent)\n");
 			return 0;
 		}
-		csv_str(&c->csv, "Steps");
-		csv_uint(&c->csv, sum.steps);
-		csv_str(&c->csv, NULL);
-		csv_end_row(&c->csv);
-		char name[80];
-		snprintf(name, sizeof(name), "Total step time(%s)", unit(c));
-		csv_str(&c->csv, name);
-		csv_fixed(&c->csv, conv(c, sum.total), unit_decimals[c->unit]);
-		csv_str(&c->csv, NULL);
-		csv_end_row(&c->csv);
-		snprintf(name, sizeof(name), "Average step time(%s)", unit(c));
-		csv_str(&c->csv, name);
-		csv_fixed(&c->csv, conv(c, sum.avg), unit_decimals[c->unit]);
-		csv_str(&c->csv, NULL);
-		csv_end_row(&c->csv);
-		for (size_t i = 0; i < sizeof(split) / sizeof(split[0]); i++) {
-			snprintf(name, sizeof(name), "%s(%s)", split[i].name, unit(c));
-			csv_str(&c->csv, name);
-			csv_fixed(&c->csv, conv(c, split[i].v), unit_decimals[c->unit]);
-			csv_fixed(&c->csv, 100.0 * split[i].v / base, 2);
-			csv_end_row(&c->csv);
-		}
+		overview_csv(c, &sum, &rec);
 		return 0;
 	}
 	if (c->fmt == FMT_JSON) {
 		jo_key(&c->jo, "overview");
-		if (rc == STATS_ABSENT) {
+		if (rc == STATS_ABSENT)
 			jo_null(&c->jo);
-		} else {
-			jo_obj_begin(&c->jo);
-			jo_kuint(&c->jo, "steps", sum.steps);
-			jo_kfixed(&c->jo, "total", conv(c, sum.total), unit_decimals[c->unit]);
-			jo_kfixed(&c->jo, "avg", conv(c, sum.avg), unit_decimals[c->unit]);
-			jo_key(&c->jo, "device_activity");
-			jo_bool(&c->jo, sum.device_rows > 0);
-			for (size_t i = 0; i < sizeof(split) / sizeof(split[0]); i++)
-				jo_kfixed(&c->jo, split[i].key, conv(c, split[i].v),
-					  unit_decimals[c->unit]);
-			jo_obj_end(&c->jo);
-		}
+		else
+			overview_json(c, &sum, &rec);
 	} else if (rc == STATS_ABSENT) {
 		no_data(c, "overview", "Steps", "step_trace_time.csv");
 	} else {
-		char a[32], b[32];
-		tline(c, "Run: %s", c->dir);
-		tline(c, "Steps: %zu   total %s %s   average %s %s", sum.steps,
-		      stats_fmt_num(conv(c, sum.total), unit_decimals[c->unit], 16, a, sizeof(a)),
-		      unit(c),
-		      stats_fmt_num(conv(c, sum.avg), unit_decimals[c->unit], 16, b, sizeof(b)),
-		      unit(c));
-		if (!sum.device_rows)
-			/* Host-only rows hold the whole step in Free: calling that
-			 * "device idle" would mislead. */
-			tline(c, "Step time split: no device activity was recorded "
-			      "(steps are host time only)");
-		else
-			tline(c, "Step time split (step_trace_time.csv, all devices):");
-		for (size_t i = 0; sum.device_rows && i < sizeof(split) / sizeof(split[0]); i++)
-			tline(c, "  %-32s %14s %-2s %6.2f%%", split[i].name,
-			      stats_fmt_num(conv(c, split[i].v), unit_decimals[c->unit], 14, a,
-					    sizeof(a)), unit(c), 100.0 * split[i].v / base);
-		tline(c, "%s", "");
+		overview_text(c, &sum, &rec);
 	}
 	enum stats_sort keep = c->sort;
 	c->sort = STATS_SORT_TOTAL;

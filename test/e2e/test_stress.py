@@ -9,6 +9,7 @@ cannot be written (raw_writer_emit_aux), so emitted = recorded + lost holds
 to the record. Recorded marks are counted in the raw streams themselves
 (exact, and much faster than loading a 6.4M-event trace_view.json)."""
 import glob
+import json
 import os
 import struct
 import subprocess
@@ -64,6 +65,12 @@ class Stress(ProfTestCase):
         self.assertIs(end["storage_limit_reached"], False)
         self.assertEqual(count_marks(r.run_dir), EMITTED)
         self.assertNotIn("storage limit", r.stderr)
+        p = subprocess.run([PROF, "parse", "-q", r.run_dir], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = subprocess.run([PROF, "stats", r.run_dir], capture_output=True, text=True,
+                           timeout=120)
+        self.assertIn("Lost records: none", p.stdout, p.stderr)
 
     def test_storage_limit_accounts_for_every_mark(self):
         r, end = self.stress("--storage-limit", str(LIMIT_MB),
@@ -88,6 +95,18 @@ class Stress(ProfTestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("%d records lost while recording" % lost, p.stdout)
         self.assertIn("storage limit of %d MB reached" % LIMIT_MB, p.stdout)
+        # ... and prof stats, in each of its formats
+        p = subprocess.run([PROF, "stats", r.run_dir], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("Lost records: %d (storage limit reached)" % lost, p.stdout)
+        p = subprocess.run([PROF, "stats", "--format", "json", r.run_dir],
+                           capture_output=True, text=True, timeout=120)
+        ov = json.loads(p.stdout)["overview"]
+        self.assertEqual((ov["lost_records"], ov["storage_limit_reached"]), (lost, True))
+        p = subprocess.run([PROF, "stats", "--format", "csv", r.run_dir],
+                           capture_output=True, text=True, timeout=120)
+        self.assertIn("Lost records,%d," % lost, p.stdout.splitlines())
 
 
 if __name__ == "__main__":
