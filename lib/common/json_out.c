@@ -5,7 +5,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/bgwrite.h"
 #include "common/scan.h"
+
+#define JO_BG_BUF (1u << 20)
 
 typedef void (*jo_sink)(void *ctx, const char *s, size_t n);
 
@@ -13,31 +16,34 @@ static void sink_sb(void *ctx, const char *s, size_t n) { sb_add(ctx, s, n); }
 
 static void flush_buf(struct jo *j)
 {
-	if (j->blen && fwrite(j->buf, 1, j->blen, j->f) != j->blen)
+	if (j->bg)
+		j->out = bgw_swap(j->bg, j->out, j->blen);
+	else if (j->blen && fwrite(j->out, 1, j->blen, j->f) != j->blen)
 		j->error = 1;
 	j->blen = 0;
 }
 
+/* Through the buffer whatever the size, so that a background writer gets
+ * every byte in order. */
 static void sink_file(void *ctx, const char *s, size_t n)
 {
 	struct jo *j = ctx;
-	if (j->blen + n > JO_BUF) {
-		flush_buf(j);
-		if (n > JO_BUF) {
-			if (fwrite(s, 1, n, j->f) != n)
-				j->error = 1;
-			return;
-		}
+	while (n) {
+		if (j->blen == j->cap)
+			flush_buf(j);
+		size_t k = j->cap - j->blen < n ? j->cap - j->blen : n;
+		memcpy(j->out + j->blen, s, k);
+		j->blen += k;
+		s += k;
+		n -= k;
 	}
-	memcpy(j->buf + j->blen, s, n);
-	j->blen += n;
 }
 
 static inline void put(struct jo *j, const char *s, size_t n)
 {
 	if (j->f) {
-		if (__builtin_expect(j->blen + n <= JO_BUF, 1)) {
-			memcpy(j->buf + j->blen, s, n);
+		if (__builtin_expect(j->blen + n <= j->cap, 1)) {
+			memcpy(j->out + j->blen, s, n);
 			j->blen += n;
 		} else {
 			sink_file(j, s, n);
@@ -161,7 +167,22 @@ void jo_init_file(struct jo *j, FILE *f, int line_depth)
 {
 	memset(j, 0, sizeof *j);
 	j->f = f;
+	j->out = j->buf;
+	j->cap = JO_BUF;
 	j->line_depth = line_depth;
+}
+
+void jo_background(struct jo *j)
+{
+	char *big;
+	if (!j->f || j->bg)
+		return;
+	flush_buf(j);
+	j->bg = bgw_start(j->f, JO_BG_BUF, &big);
+	if (j->bg) {
+		j->out = big;
+		j->cap = JO_BG_BUF;
+	}
 }
 
 void jo_init_sb(struct jo *j, struct strbuf *sb, int line_depth)
@@ -261,8 +282,8 @@ void (jo_key)(struct jo *j, const char *key)
 void jo_key_plain(struct jo *j, const char *key, size_t n)
 {
 	before_item(j);
-	if (j->f && j->blen + n + 4 <= JO_BUF) {
-		char *d = j->buf + j->blen;
+	if (j->f && j->blen + n + 4 <= j->cap) {
+		char *d = j->out + j->blen;
 		d[0] = '"';
 		memcpy(d + 1, key, n);
 		memcpy(d + 1 + n, "\": ", 3);
@@ -491,12 +512,30 @@ void jo_event_head(struct jo *j, const char *ph, const char *cat, const char *na
 	j->count[j->depth - 1] = cat ? 6 : 5;
 }
 
+void jo_abort(struct jo *j)
+{
+	if (j->bg)
+		bgw_stop(j->bg);
+	j->bg = NULL;
+	j->out = j->buf;
+	j->cap = JO_BUF;
+	j->blen = 0;
+	j->error = 1;
+}
+
 int jo_finish(struct jo *j)
 {
 	if (j->depth != 0)
 		j->error = 1;
 	if (j->f) {
 		flush_buf(j);
+		if (j->bg) {
+			if (bgw_stop(j->bg) != 0)
+				j->error = 1;
+			j->bg = NULL;
+			j->out = j->buf;
+			j->cap = JO_BUF;
+		}
 		if (fflush(j->f) != 0 || ferror(j->f))
 			j->error = 1;
 	} else if (j->sb->oom) {

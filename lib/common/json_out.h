@@ -19,10 +19,15 @@
 #define JO_MAX_DEPTH 32
 #define JO_BUF 16384
 
+struct bgw;
+
 struct jo {
 	FILE *f;                 /* output, or NULL to write into sb */
 	struct strbuf *sb;
-	size_t blen;             /* bytes waiting in buf (FILE output) */
+	char *out;               /* buf, or a background writer's buffer */
+	size_t cap;              /* out's size */
+	size_t blen;             /* bytes waiting in out (FILE output) */
+	struct bgw *bg;          /* jo_background's writer, or NULL */
 	char buf[JO_BUF];        /* one fwrite per JO_BUF bytes, not per token */
 	int depth;
 	int line_depth;
@@ -33,6 +38,10 @@ struct jo {
 
 void jo_init_file(struct jo *j, FILE *f, int line_depth);
 void jo_init_sb(struct jo *j, struct strbuf *sb, int line_depth);
+/* A FILE output written by a thread of its own, a megabyte at a time
+ * (common/bgwrite.h), for the largest outputs; stays as it was when no
+ * thread can be had. Until jo_finish the FILE is the writer's. */
+void jo_background(struct jo *j);
 
 void jo_obj_begin(struct jo *j);
 void jo_obj_end(struct jo *j);
@@ -79,6 +88,10 @@ void jo_cjson(struct jo *j, const struct cJSON *v);
  * write them: the head of every trace event. */
 void jo_event_head(struct jo *j, const char *ph, const char *cat, const char *name,
 		   int64_t pid, int64_t tid, int64_t ts_ns);
+
+/* Gives up a FILE output: stops a background writer (what it had is
+ * written or not); the caller then discards the file. */
+void jo_abort(struct jo *j);
 
 /* Flushes a FILE output (required: output is buffered); returns 0, or -1
  * when anything went wrong. */

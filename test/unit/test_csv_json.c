@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/csv_out.h"
 #include "common/json_out.h"
@@ -167,8 +168,52 @@ static void test_csv(void)
 	free(t);
 }
 
+/* Several megabytes of events, long strings among them (longer than a
+ * buffer too), written with and without the background writer: the same
+ * bytes, in order. */
+static char *events_text(int background)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct jo j;
+	jo_init_file(&j, f, 2);
+	if (background)
+		jo_background(&j);
+	static char big[3 << 20];
+	memset(big, 'x', sizeof big - 1);
+	jo_obj_begin(&j);
+	jo_key(&j, "traceEvents");
+	jo_arr_begin(&j);
+	for (int i = 0; i < 60000; i++) {
+		jo_event_head(&j, "X", "cat", i % 7 ? "aten::mm" : "a \"quoted\" name", i, -i,
+			      (int64_t)i * 1234567);
+		if (i == 30000)
+			jo_kstr(&j, "big", big);
+		jo_obj_end(&j);
+	}
+	jo_arr_end(&j);
+	jo_obj_end(&j);
+	CHECK(jo_finish(&j) == 0);
+	fclose(f);
+	return text;
+}
+
+static void test_background(void)
+{
+	char *a = events_text(0), *b = events_text(1);
+	CHECK(a && b && strlen(a) > (4u << 20));
+	CHECK(a && b && strcmp(a, b) == 0);
+	cJSON *j = b ? cJSON_Parse(b) : NULL;
+	CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(j, "traceEvents")) == 60000);
+	cJSON_Delete(j);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
+	test_background();
 	test_escape();
 	test_us();
 	test_layout();
