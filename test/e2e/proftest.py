@@ -28,8 +28,23 @@ class Run:
         self.rc = proc.returncode
         self.stdout = proc.stdout
         self.stderr = proc.stderr
-        dirs = sorted(glob.glob(os.path.join(out_dir, "*_prof")))
-        self.run_dir = dirs[-1] if dirs else None
+        self.run_dir = self._said_dir(proc.stderr) or self._newest(out_dir)
+
+    @staticmethod
+    def _said_dir(stderr):
+        """The run directory prof names ("prof: recording into DIR"): runs
+        sharing an output directory sort by pid first, not by age."""
+        for line in (stderr or "").splitlines():
+            if line.startswith("prof: recording into "):
+                d = line[len("prof: recording into "):].strip()
+                if os.path.isdir(d):
+                    return d
+        return None
+
+    @staticmethod
+    def _newest(out_dir):
+        dirs = glob.glob(os.path.join(out_dir, "*_prof"))
+        return max(dirs, key=os.path.getmtime) if dirs else None
 
     def path(self, *parts):
         return os.path.join(self.run_dir, *parts)
