@@ -288,6 +288,84 @@ static enum arc_status pack_open(struct archive *a, enum arc_format f, struct ar
 	return ARC_OK;
 }
 
+/* The archive's name and the temporary name it is written under: 0, or
+ * -1 (out of memory; what was made is the caller's to free). */
+static int pack_names(const char *dir, enum arc_format f, char **out, char **tmp)
+{
+	if (asprintf(out, "%s.%s", dir, arc_format_ext(f)) < 0) {
+		*out = NULL;
+		return -1;
+	}
+	if (asprintf(tmp, "%s.%ld.tmp", *out, (long)getpid()) < 0) {
+		*tmp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Opens the run directory (*dfd) and readies libarchive for format `f`. */
+static enum arc_status pack_start(struct pack_ctx *p, enum arc_format f, int *dfd)
+{
+	*dfd = open(p->run_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*dfd < 0)
+		return arc_fail(p->err, ARC_IO, "%s: cannot open the run directory: %s",
+				p->run_dir, strerror(errno));
+	p->a = archive_write_new();
+	p->e = archive_entry_new();
+	p->buf = malloc(ARC_BUF);
+	if (!p->a || !p->e || !p->buf)
+		return arc_fail(p->err, ARC_IO, "out of memory");
+	return pack_open(p->a, f, p->err);
+}
+
+static enum arc_status pack_create(const char *tmp, int *ofd, struct arc_error *err)
+{
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, PROF_FILE_MODE);
+	if (fd >= 0 && fchmod(fd, PROF_FILE_MODE) != 0) {   /* past the umask */
+		int e = errno;
+		close(fd);
+		fd = -1;
+		errno = e;
+	}
+	if (fd < 0)
+		return arc_fail(err, ARC_IO, "%s: cannot create: %s", tmp, strerror(errno));
+	*ofd = fd;
+	return ARC_OK;
+}
+
+/* The whole archive of the directory `dfd` through `ofd`, closed. */
+static enum arc_status pack_write(struct pack_ctx *p, int dfd, const char *base, int ofd,
+				  const char *out)
+{
+	if (archive_write_open_fd(p->a, ofd) != ARCHIVE_OK)
+		return arc_fail(p->err, ARC_IO, "%s: %s", out, archive_error_string(p->a));
+	struct stat sb;
+	if (fstat(dfd, &sb) != 0 || pack_header(p, base, &sb) || pack_tree(p, dfd, base, 0))
+		return ARC_IO;
+	if (archive_write_close(p->a) != ARCHIVE_OK)
+		return arc_fail(p->err, ARC_IO, "%s: %s", out, archive_error_string(p->a));
+	return ARC_OK;
+}
+
+/* Makes the written archive durable, then gives it its name. The caller
+ * forgets `ofd` whatever this returns. */
+static enum arc_status pack_commit(int ofd, const char *tmp, const char *out,
+				   struct arc_error *err)
+{
+	int bad = fsync(ofd) != 0;
+	int e = errno;
+	if (close(ofd) != 0 && !bad) {   /* closed whatever fsync said */
+		bad = 1;
+		e = errno;
+	}
+	if (bad)
+		return arc_fail(err, ARC_IO, "%s: %s", out, strerror(e));
+	if (rename(tmp, out) != 0)
+		return arc_fail(err, ARC_IO, "%s: cannot rename to %s: %s", tmp, out,
+				strerror(errno));
+	return ARC_OK;
+}
+
 enum arc_status arc_pack(const char *run_dir, enum arc_format f, char **out_path,
 			 uint64_t *skipped, struct arc_error *err)
 {
@@ -302,63 +380,19 @@ enum arc_status arc_pack(const char *run_dir, enum arc_format f, char **out_path
 	char *out = NULL, *tmp = NULL;
 	int ofd = -1, dfd = -1;
 	struct pack_ctx p = { .err = err, .run_dir = dir };
-	if (asprintf(&out, "%s.%s", dir, arc_format_ext(f)) < 0 ||
-	    asprintf(&tmp, "%s.%ld.tmp", out, (long)getpid()) < 0) {
-		out = tmp = NULL;
+	if (pack_names(dir, f, &out, &tmp) != 0) {
 		st = arc_fail(err, ARC_IO, "out of memory");
 		goto done;
 	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		st = arc_fail(err, ARC_IO, "%s: cannot open the run directory: %s", dir,
-			      strerror(errno));
+	if ((st = pack_start(&p, f, &dfd)) || (st = pack_create(tmp, &ofd, err)) ||
+	    (st = pack_write(&p, dfd, base, ofd, out)))
 		goto done;
-	}
-	p.a = archive_write_new();
-	p.e = archive_entry_new();
-	p.buf = malloc(ARC_BUF);
-	if (!p.a || !p.e || !p.buf) {
-		st = arc_fail(err, ARC_IO, "out of memory");
-		goto done;
-	}
-	if ((st = pack_open(p.a, f, err)))
-		goto done;
-	ofd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, PROF_FILE_MODE);
-	if (ofd >= 0 && fchmod(ofd, PROF_FILE_MODE) != 0) {   /* past the umask */
-		int e = errno;
-		close(ofd);
-		ofd = -1;
-		errno = e;
-	}
-	if (ofd < 0) {
-		st = arc_fail(err, ARC_IO, "%s: cannot create: %s", tmp, strerror(errno));
-		goto done;
-	}
-	if (archive_write_open_fd(p.a, ofd) != ARCHIVE_OK) {
-		st = arc_fail(err, ARC_IO, "%s: %s", out, archive_error_string(p.a));
-		goto done;
-	}
-	struct stat sb;
-	if (fstat(dfd, &sb) != 0 || pack_header(&p, base, &sb) || pack_tree(&p, dfd, base, 0)) {
-		st = ARC_IO;
-		goto done;
-	}
-	if (archive_write_close(p.a) != ARCHIVE_OK) {
-		st = arc_fail(err, ARC_IO, "%s: %s", out, archive_error_string(p.a));
-		goto done;
-	}
-	if (fsync(ofd) != 0 || close(ofd) != 0) {
-		ofd = -1;
-		st = arc_fail(err, ARC_IO, "%s: %s", out, strerror(errno));
-		goto done;
-	}
+	st = pack_commit(ofd, tmp, out, err);
 	ofd = -1;
-	if (rename(tmp, out) != 0) {
-		st = arc_fail(err, ARC_IO, "%s: cannot rename to %s: %s", tmp, out, strerror(errno));
-		goto done;
+	if (st == ARC_OK) {
+		*out_path = out;
+		out = NULL;
 	}
-	*out_path = out;
-	out = NULL;
 done:
 	if (p.a)
 		archive_write_free(p.a);   /* closes nothing: the fd is ours */
@@ -520,6 +554,81 @@ static enum arc_status write_data(struct ext_ctx *x, const char *name, int fd)
 	}
 }
 
+/* Links, devices and the like: a run directory holds only directories
+ * and regular files. */
+static enum arc_status check_kind(struct ext_ctx *x, struct archive_entry *e,
+				  const char *name, mode_t type)
+{
+	const char *hl = archive_entry_hardlink(e);
+	if (hl)
+		return refuse(x, name, "a hard link (to \"%.200s\"); a run directory has no links",
+			      hl);
+	if (type == AE_IFLNK)
+		return refuse(x, name, "a symbolic link (to \"%.200s\"); a run directory has no "
+			      "links", archive_entry_symlink(e) ? archive_entry_symlink(e) : "?");
+	if (type != AE_IFREG && type != AE_IFDIR)
+		return refuse(x, name, "%s; only regular files and directories are extracted",
+			      type_name(type));
+	return ARC_OK;
+}
+
+/* Everything under the one top-level directory that the first entry names. */
+static enum arc_status check_top(struct ext_ctx *x, const char *name, char **comp, int n,
+				 mode_t type)
+{
+	if (!x->top) {
+		if (!(x->top = strdup(comp[0])))
+			return arc_fail(x->err, ARC_IO, "out of memory");
+	} else if (strcmp(x->top, comp[0]) != 0) {
+		return refuse(x, name, "outside the top-level directory \"%.200s\" (an archive "
+			      "of a run directory holds one directory)", x->top);
+	}
+	if (n == 1 && type == AE_IFREG)
+		return refuse(x, name, "a file at the top level (an archive of a run directory "
+			      "holds one directory)");
+	return ARC_OK;
+}
+
+/* The size the header declares, before a byte is written; write_data
+ * counts what really comes. */
+static enum arc_status check_size(struct ext_ctx *x, struct archive_entry *e, const char *name)
+{
+	if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0) {
+		uint64_t sz = (uint64_t)archive_entry_size(e);
+		if (sz > x->lim.max_entry)
+			return refuse(x, name, "%llu bytes, larger than the limit of %llu bytes "
+				      "per entry", (unsigned long long)sz,
+				      (unsigned long long)x->lim.max_entry);
+		if (x->total + sz > x->lim.max_total)
+			return refuse(x, name, "the archive's contents exceed the limit of %llu "
+				      "bytes in all", (unsigned long long)x->lim.max_total);
+	}
+	return ARC_OK;
+}
+
+/* Creates `leaf` in `dfd`, never over what is there, and writes the data. */
+static enum arc_status extract_file(struct ext_ctx *x, const char *name, int dfd,
+				    const char *leaf)
+{
+	int fd = openat(dfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			PROF_FILE_MODE);
+	if (fd < 0 && errno == EEXIST)
+		return refuse(x, name, "a duplicate entry (already extracted)");
+	if (fd < 0)
+		return arc_fail(x->err, ARC_IO, "%s: entry \"%.200s\": cannot create: %s",
+				x->archive, name, strerror(errno));
+	enum arc_status st;
+	if (fchmod(fd, PROF_FILE_MODE) != 0)   /* past the umask */
+		st = arc_fail(x->err, ARC_IO, "%s: entry \"%.200s\": %s",
+			      x->archive, name, strerror(errno));
+	else
+		st = write_data(x, name, fd);
+	if (close(fd) != 0 && st == ARC_OK)
+		st = arc_fail(x->err, ARC_IO, "%s: entry \"%.200s\": %s",
+			      x->archive, name, strerror(errno));
+	return st;
+}
+
 static enum arc_status extract_entry(struct ext_ctx *x, struct archive_entry *e)
 {
 	const char *name = archive_entry_pathname(e);
@@ -534,61 +643,19 @@ static enum arc_status extract_entry(struct ext_ctx *x, struct archive_entry *e)
 	int n = split_path(x, name, path, comp, ARC_MAX_DEPTH + 2);
 	if (n < 0)
 		return ARC_REFUSED;
-	const char *hl = archive_entry_hardlink(e);
-	if (hl)
-		return refuse(x, name, "a hard link (to \"%.200s\"); a run directory has no links",
-			      hl);
 	mode_t type = archive_entry_filetype(e);
-	if (type == AE_IFLNK)
-		return refuse(x, name, "a symbolic link (to \"%.200s\"); a run directory has no "
-			      "links", archive_entry_symlink(e) ? archive_entry_symlink(e) : "?");
-	if (type != AE_IFREG && type != AE_IFDIR)
-		return refuse(x, name, "%s; only regular files and directories are extracted",
-			      type_name(type));
-	if (!x->top) {
-		if (!(x->top = strdup(comp[0])))
-			return arc_fail(x->err, ARC_IO, "out of memory");
-	} else if (strcmp(x->top, comp[0]) != 0) {
-		return refuse(x, name, "outside the top-level directory \"%.200s\" (an archive "
-			      "of a run directory holds one directory)", x->top);
-	}
-	if (n == 1 && type == AE_IFREG)
-		return refuse(x, name, "a file at the top level (an archive of a run directory "
-			      "holds one directory)");
-	if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0) {
-		uint64_t sz = (uint64_t)archive_entry_size(e);
-		if (sz > x->lim.max_entry)
-			return refuse(x, name, "%llu bytes, larger than the limit of %llu bytes "
-				      "per entry", (unsigned long long)sz,
-				      (unsigned long long)x->lim.max_entry);
-		if (x->total + sz > x->lim.max_total)
-			return refuse(x, name, "the archive's contents exceed the limit of %llu "
-				      "bytes in all", (unsigned long long)x->lim.max_total);
-	}
-	enum arc_status st = ARC_IO;
+	enum arc_status st = check_kind(x, e, name, type);
+	if (st == ARC_OK)
+		st = check_top(x, name, comp, n, type);
+	if (st == ARC_OK)
+		st = check_size(x, e, name);
+	if (st != ARC_OK)
+		return st;
+	st = ARC_IO;
 	int dfd = open_dirs(x, name, comp, type == AE_IFDIR ? n : n - 1, &st);
 	if (dfd < 0)
 		return st;
-	st = ARC_OK;
-	if (type == AE_IFREG) {
-		int fd = openat(dfd, comp[n - 1], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				O_CLOEXEC, PROF_FILE_MODE);
-		if (fd < 0 && errno == EEXIST)
-			st = refuse(x, name, "a duplicate entry (already extracted)");
-		else if (fd < 0)
-			st = arc_fail(x->err, ARC_IO, "%s: entry \"%.200s\": cannot create: %s",
-				      x->archive, name, strerror(errno));
-		else {
-			if (fchmod(fd, PROF_FILE_MODE) != 0)   /* past the umask */
-				st = arc_fail(x->err, ARC_IO, "%s: entry \"%.200s\": %s",
-					      x->archive, name, strerror(errno));
-			else
-				st = write_data(x, name, fd);
-			if (close(fd) != 0 && st == ARC_OK)
-				st = arc_fail(x->err, ARC_IO, "%s: entry \"%.200s\": %s",
-					      x->archive, name, strerror(errno));
-		}
-	}
+	st = type == AE_IFREG ? extract_file(x, name, dfd, comp[n - 1]) : ARC_OK;
 	close(dfd);
 	return st;
 }
@@ -642,6 +709,90 @@ static char *settle(const char *parent, const char *fresh, int root, const char 
 	return out;
 }
 
+/* The caller's limits, where given (0: the default). */
+static struct arc_limits ext_limits(const struct arc_limits *lim)
+{
+	struct arc_limits l = { ARC_MAX_ENTRY_DEFAULT, ARC_MAX_TOTAL_DEFAULT };
+	if (lim && lim->max_entry)
+		l.max_entry = lim->max_entry;
+	if (lim && lim->max_total)
+		l.max_total = lim->max_total;
+	return l;
+}
+
+/* The archive, opened: it must be a regular file. */
+static enum arc_status ext_open_file(const char *archive, int *fd, struct arc_error *err)
+{
+	struct stat sb;
+	*fd = open(archive, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0 || fstat(*fd, &sb) != 0)
+		return arc_fail(err, ARC_IO, "%s: %s", archive, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return arc_fail(err, ARC_IO, "%s: not a regular file", archive);
+	return ARC_OK;
+}
+
+/* *stem: the archive's name without directory and extension; *pdir:
+ * `parent`, else the archive's directory. 0, or -1 (out of memory; what
+ * was made is the caller's to free). */
+static int ext_names(const char *archive, const char *parent, char **stem, char **pdir)
+{
+	const char *b = strrchr(archive, '/');
+	b = b ? b + 1 : archive;
+	*stem = strndup(b, strlen(b) - arc_ext_len(b));
+	if (parent)
+		*pdir = strdup(parent);
+	else
+		*pdir = b == archive ? strdup(".") : strndup(archive, (size_t)(b - 1 - archive));
+	if (!*stem || !*pdir)
+		return -1;
+	if (!**pdir) {   /* "/x.tar.gz" */
+		free(*pdir);
+		*pdir = strdup("/");
+	}
+	return 0;
+}
+
+/* Makes the fresh directory under *pdir; when the archive's own directory
+ * cannot be written (no `parent` given), under $TMPDIR instead. */
+static enum arc_status ext_fresh(const char *archive, const char *parent, const char *stem,
+				 char **pdir, char **fresh, struct arc_error *err)
+{
+	int rc = make_fresh(*pdir, *stem ? stem : "archive", fresh);
+	if (rc && !parent && (rc == -EACCES || rc == -EROFS || rc == -EPERM)) {
+		const char *tmpdir = getenv("TMPDIR");
+		free(*pdir);
+		*pdir = strdup(tmpdir && *tmpdir ? tmpdir : "/tmp");
+		rc = *pdir ? make_fresh(*pdir, *stem ? stem : "archive", fresh) : -ENOMEM;
+	}
+	if (rc)
+		return arc_fail(err, ARC_IO, "%s: cannot create a directory to extract into under "
+				"%s: %s", archive, *pdir ? *pdir : "?", strerror(-rc));
+	return ARC_OK;
+}
+
+/* Every entry; an archive without one is refused. */
+static enum arc_status extract_all(struct ext_ctx *x)
+{
+	struct archive_entry *e = NULL;
+	uint64_t entries = 0;
+	for (;;) {
+		int r = archive_read_next_header(x->a, &e);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN)
+			return refuse(x, NULL, "cannot read the archive after %llu entries: %s",
+				      (unsigned long long)entries, archive_error_string(x->a));
+		enum arc_status st = extract_entry(x, e);
+		if (st != ARC_OK)
+			return st;
+		entries++;
+	}
+	if (!entries)
+		return refuse(x, NULL, "an empty archive");
+	return ARC_OK;
+}
+
 enum arc_status arc_extract(const char *archive, const char *parent,
 			    const struct arc_limits *lim, char **out_dir,
 			    struct arc_error *err)
@@ -649,76 +800,26 @@ enum arc_status arc_extract(const char *archive, const char *parent,
 	*out_dir = NULL;
 	err->msg[0] = '\0';
 	struct ext_ctx x = { .archive = archive, .err = err, .root = -1,
-			     .lim = { ARC_MAX_ENTRY_DEFAULT, ARC_MAX_TOTAL_DEFAULT } };
-	if (lim && lim->max_entry)
-		x.lim.max_entry = lim->max_entry;
-	if (lim && lim->max_total)
-		x.lim.max_total = lim->max_total;
-	enum arc_status st = ARC_OK;
+			     .lim = ext_limits(lim) };
 	char *fresh = NULL, *pdir = NULL, *stem = NULL;
-	int fd = open(archive, O_RDONLY | O_CLOEXEC);
-	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb) != 0)
-		st = arc_fail(err, ARC_IO, "%s: %s", archive, strerror(errno));
-	else if (!S_ISREG(sb.st_mode))
-		st = arc_fail(err, ARC_IO, "%s: not a regular file", archive);
+	int fd = -1;
+	enum arc_status st = ext_open_file(archive, &fd, err);
 	if (st)
 		goto done;
-	/* stem: the archive's name without directory and extension */
-	const char *b = strrchr(archive, '/');
-	b = b ? b + 1 : archive;
-	stem = strndup(b, strlen(b) - arc_ext_len(b));
-	if (parent)
-		pdir = strdup(parent);
-	else
-		pdir = b == archive ? strdup(".") : strndup(archive, (size_t)(b - 1 - archive));
-	if (!stem || !pdir) {
+	if (ext_names(archive, parent, &stem, &pdir) != 0) {
 		st = arc_fail(err, ARC_IO, "out of memory");
 		goto done;
 	}
-	if (!*pdir) {   /* "/x.tar.gz" */
-		free(pdir);
-		pdir = strdup("/");
-	}
-	int rc = make_fresh(pdir, *stem ? stem : "archive", &fresh);
-	if (rc && !parent && (rc == -EACCES || rc == -EROFS || rc == -EPERM)) {
-		const char *tmpdir = getenv("TMPDIR");
-		free(pdir);
-		pdir = strdup(tmpdir && *tmpdir ? tmpdir : "/tmp");
-		rc = pdir ? make_fresh(pdir, *stem ? stem : "archive", &fresh) : -ENOMEM;
-	}
-	if (rc) {
-		st = arc_fail(err, ARC_IO, "%s: cannot create a directory to extract into under "
-			      "%s: %s", archive, pdir ? pdir : "?", strerror(-rc));
+	if ((st = ext_fresh(archive, parent, stem, &pdir, &fresh, err)))
 		goto done;
-	}
 	x.root = open(fresh, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	x.buf = malloc(ARC_BUF);
-	struct archive_entry *e = NULL;
 	if (x.root < 0 || !x.buf) {
 		st = arc_fail(err, ARC_IO, "%s: %s", fresh, strerror(x.root < 0 ? errno : ENOMEM));
 		goto done;
 	}
-	if ((st = extract_open(&x, fd)))
+	if ((st = extract_open(&x, fd)) || (st = extract_all(&x)))
 		goto done;
-	uint64_t entries = 0;
-	for (;;) {
-		int r = archive_read_next_header(x.a, &e);
-		if (r == ARCHIVE_EOF)
-			break;
-		if (r < ARCHIVE_WARN) {
-			st = refuse(&x, NULL, "cannot read the archive after %llu entries: %s",
-				    (unsigned long long)entries, archive_error_string(x.a));
-			goto done;
-		}
-		if ((st = extract_entry(&x, e)))
-			goto done;
-		entries++;
-	}
-	if (!entries) {
-		st = refuse(&x, NULL, "an empty archive");
-		goto done;
-	}
 	fchmod(x.root, PROF_DIR_MODE);
 	if (!(*out_dir = settle(pdir, fresh, x.root, x.top)))
 		st = arc_fail(err, ARC_IO, "out of memory");

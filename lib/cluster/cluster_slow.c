@@ -66,6 +66,73 @@ static int cmp_verdict(const void *a, const void *b)
 	return x->rank - y->rank;
 }
 
+/* The steps any rank has, sorted, each once. */
+static void collect_steps(const struct cluster *c, struct cluster_slow *s)
+{
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t k = 0; k < c->ranks[i].nsteps; k++)
+			s->steps[s->nsteps++] = c->ranks[i].steps[k].step;
+	qsort(s->steps, s->nsteps, sizeof *s->steps, cmp_i64);
+	size_t u = 0;
+	for (size_t i = 0; i < s->nsteps; i++)
+		if (!u || s->steps[u - 1] != s->steps[i])
+			s->steps[u++] = s->steps[i];
+	s->nsteps = u;
+}
+
+/* In `step` and phase `ph`: the rank furthest above the ranks' median
+ * (rank -1 when none is above it); vals is scratch for c->n values. */
+static void worst_rank(const struct cluster *c, int64_t step, int ph, double *vals,
+		       struct cluster_verdict *w)
+{
+	int col = cluster_phase_col[ph];
+	size_t n = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cluster_step *st = find_step(&c->ranks[i], step);
+		if (st)
+			vals[n++] = st->v[col];
+	}
+	double med = median(vals, n);
+	verdict(w, -1, ph, med, med);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cluster_step *st = find_step(&c->ranks[i], step);
+		if (!st)
+			continue;
+		double d = st->v[col] - med;
+		if (d > w->excess || (d == w->excess && w->rank >= 0 &&
+				      c->ranks[i].rank < w->rank))
+			verdict(w, c->ranks[i].rank, ph, st->v[col], med);
+	}
+}
+
+/* per rank in phase `ph`: the mean over its steps; slow when above the
+ * median of the means by more than max(10 %, 1 ms) */
+static void slow_ranks(const struct cluster *c, struct cluster_slow *s, int ph, double *vals,
+		       double *means)
+{
+	int col = cluster_phase_col[ph];
+	size_t n = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cluster_rank *r = &c->ranks[i];
+		double sum = 0;
+		for (size_t k = 0; k < r->nsteps; k++)
+			sum += r->steps[k].v[col];
+		means[i * CLUSTER_NPHASES + ph] = r->nsteps ? sum / (double)r->nsteps : 0;
+		if (r->nsteps)
+			vals[n++] = means[i * CLUSTER_NPHASES + ph];
+	}
+	double med = median(vals, n);
+	s->median[ph] = med;
+	double limit = med * CLUSTER_SLOW_RATIO;
+	if (limit < CLUSTER_SLOW_MIN_US)
+		limit = CLUSTER_SLOW_MIN_US;
+	for (size_t i = 0; i < c->n; i++) {
+		double m = means[i * CLUSTER_NPHASES + ph];
+		if (c->ranks[i].nsteps && m - med > limit)
+			verdict(&s->slow[s->nslow++], c->ranks[i].rank, ph, m, med);
+	}
+}
+
 int cluster_slow_analyse(const struct cluster *c, struct cluster_slow *s)
 {
 	memset(s, 0, sizeof *s);
@@ -78,67 +145,15 @@ int cluster_slow_analyse(const struct cluster *c, struct cluster_slow *s)
 	s->slow = malloc((c->n ? c->n : 1) * CLUSTER_NPHASES * sizeof *s->slow);
 	if (!s->steps || !vals || !means || !s->slow)
 		goto nomem;
-	/* the steps any rank has */
-	for (size_t i = 0; i < c->n; i++)
-		for (size_t k = 0; k < c->ranks[i].nsteps; k++)
-			s->steps[s->nsteps++] = c->ranks[i].steps[k].step;
-	qsort(s->steps, s->nsteps, sizeof *s->steps, cmp_i64);
-	size_t u = 0;
-	for (size_t i = 0; i < s->nsteps; i++)
-		if (!u || s->steps[u - 1] != s->steps[i])
-			s->steps[u++] = s->steps[i];
-	s->nsteps = u;
-	s->worst = calloc((u ? u : 1) * CLUSTER_NPHASES, sizeof *s->worst);
+	collect_steps(c, s);
+	s->worst = calloc((s->nsteps ? s->nsteps : 1) * CLUSTER_NPHASES, sizeof *s->worst);
 	if (!s->worst)
 		goto nomem;
-	/* per step and phase: the rank furthest above the ranks' median */
 	for (size_t t = 0; t < s->nsteps; t++)
-		for (int ph = 0; ph < CLUSTER_NPHASES; ph++) {
-			int col = cluster_phase_col[ph];
-			size_t n = 0;
-			for (size_t i = 0; i < c->n; i++) {
-				const struct cluster_step *st = find_step(&c->ranks[i], s->steps[t]);
-				if (st)
-					vals[n++] = st->v[col];
-			}
-			double med = median(vals, n);
-			struct cluster_verdict *w = &s->worst[t * CLUSTER_NPHASES + ph];
-			verdict(w, -1, ph, med, med);
-			for (size_t i = 0; i < c->n; i++) {
-				const struct cluster_step *st = find_step(&c->ranks[i], s->steps[t]);
-				if (!st)
-					continue;
-				double d = st->v[col] - med;
-				if (d > w->excess || (d == w->excess && w->rank >= 0 &&
-						      c->ranks[i].rank < w->rank))
-					verdict(w, c->ranks[i].rank, ph, st->v[col], med);
-			}
-		}
-	/* per rank and phase: the mean over its steps; slow when above the
-	 * median of the means by more than max(10 %, 1 ms) */
-	for (int ph = 0; ph < CLUSTER_NPHASES; ph++) {
-		int col = cluster_phase_col[ph];
-		size_t n = 0;
-		for (size_t i = 0; i < c->n; i++) {
-			const struct cluster_rank *r = &c->ranks[i];
-			double sum = 0;
-			for (size_t k = 0; k < r->nsteps; k++)
-				sum += r->steps[k].v[col];
-			means[i * CLUSTER_NPHASES + ph] = r->nsteps ? sum / (double)r->nsteps : 0;
-			if (r->nsteps)
-				vals[n++] = means[i * CLUSTER_NPHASES + ph];
-		}
-		double med = median(vals, n);
-		s->median[ph] = med;
-		double limit = med * CLUSTER_SLOW_RATIO;
-		if (limit < CLUSTER_SLOW_MIN_US)
-			limit = CLUSTER_SLOW_MIN_US;
-		for (size_t i = 0; i < c->n; i++) {
-			double m = means[i * CLUSTER_NPHASES + ph];
-			if (c->ranks[i].nsteps && m - med > limit)
-				verdict(&s->slow[s->nslow++], c->ranks[i].rank, ph, m, med);
-		}
-	}
+		for (int ph = 0; ph < CLUSTER_NPHASES; ph++)
+			worst_rank(c, s->steps[t], ph, vals, &s->worst[t * CLUSTER_NPHASES + ph]);
+	for (int ph = 0; ph < CLUSTER_NPHASES; ph++)
+		slow_ranks(c, s, ph, vals, means);
 	qsort(s->slow, s->nslow, sizeof *s->slow, cmp_verdict);
 	free(vals);
 	free(means);
@@ -193,44 +208,87 @@ static void verdict_json(struct jo *j, const struct cluster_verdict *v)
 	"Free) when its mean over steps exceeds the median of the ranks' means by more " \
 	"than max(10% of that median, 1 ms)"
 
+static void slow_text(struct strbuf *sb, const struct cluster *c, const struct cluster_slow *s)
+{
+	sb_printf(sb, "# prof cluster slow-rank report: %zu ranks, %zu steps\n", c->n,
+		  s->nsteps);
+	sb_puts(sb, "# Rule: " RULE ".\n# Times in microseconds, from each rank's "
+		"step_trace_time.csv.\n\n");
+	sb_puts(sb, "Verdict:\n");
+	if (!s->nslow)
+		sb_puts(sb, "  no slow rank\n");
+	for (size_t i = 0; i < s->nslow; i++) {
+		const struct cluster_verdict *v = &s->slow[i];
+		sb_printf(sb, "  rank %d is slow in %s: mean %.3f us, median %.3f us, "
+			  "%.3f us above (", v->rank, cluster_phase_name[v->phase], v->value,
+			  v->median, v->excess);
+		put_pct(sb, v->pct);
+		sb_puts(sb, ")\n");
+	}
+	sb_puts(sb, "\nPer step, the rank furthest above the median of the ranks:\n");
+	for (size_t t = 0; t < s->nsteps; t++) {
+		if (s->steps[t] >= 0)
+			sb_printf(sb, "  step %lld:\n", (long long)s->steps[t]);
+		else
+			sb_puts(sb, "  (no step):\n");
+		for (int ph = 0; ph < CLUSTER_NPHASES; ph++) {
+			const struct cluster_verdict *w = &s->worst[t * CLUSTER_NPHASES + ph];
+			sb_printf(sb, "    %-30s ", cluster_phase_name[ph]);
+			if (w->rank < 0) {
+				sb_printf(sb, "no rank above the median (%.3f us)\n", w->median);
+				continue;
+			}
+			sb_printf(sb, "rank %d: %.3f us, median %.3f us, %.3f us above (",
+				  w->rank, w->value, w->median, w->excess);
+			put_pct(sb, w->pct);
+			sb_puts(sb, ")\n");
+		}
+	}
+}
+
+static void slow_json(struct jo *j, const struct cluster *c, const struct cluster_slow *s)
+{
+	jo_obj_begin(j);
+	jo_kstr(j, "rule", RULE);
+	jo_key(j, "ratio");
+	jo_fixed(j, CLUSTER_SLOW_RATIO, 2);
+	jo_key(j, "min_us");
+	jo_fixed(j, CLUSTER_SLOW_MIN_US, 3);
+	jo_key(j, "ranks");
+	jo_arr_begin(j);
+	for (size_t i = 0; i < c->n; i++)
+		jo_int(j, c->ranks[i].rank);
+	jo_arr_end(j);
+	jo_key(j, "slow");
+	jo_arr_begin(j);
+	for (size_t i = 0; i < s->nslow; i++)
+		verdict_json(j, &s->slow[i]);
+	jo_arr_end(j);
+	jo_key(j, "steps");
+	jo_arr_begin(j);
+	for (size_t t = 0; t < s->nsteps; t++) {
+		jo_obj_begin(j);
+		jo_key(j, "step");
+		if (s->steps[t] >= 0)
+			jo_int(j, s->steps[t]);
+		else
+			jo_null(j);
+		jo_key(j, "worst");
+		jo_arr_begin(j);
+		for (int ph = 0; ph < CLUSTER_NPHASES; ph++)
+			verdict_json(j, &s->worst[t * CLUSTER_NPHASES + ph]);
+		jo_arr_end(j);
+		jo_obj_end(j);
+	}
+	jo_arr_end(j);
+	jo_obj_end(j);
+}
+
 int cluster_write_slow(const char *out_dir, const struct cluster *c,
 		       const struct cluster_slow *s)
 {
 	struct strbuf sb = { 0 };
-	sb_printf(&sb, "# prof cluster slow-rank report: %zu ranks, %zu steps\n", c->n,
-		  s->nsteps);
-	sb_puts(&sb, "# Rule: " RULE ".\n# Times in microseconds, from each rank's "
-		"step_trace_time.csv.\n\n");
-	sb_puts(&sb, "Verdict:\n");
-	if (!s->nslow)
-		sb_puts(&sb, "  no slow rank\n");
-	for (size_t i = 0; i < s->nslow; i++) {
-		const struct cluster_verdict *v = &s->slow[i];
-		sb_printf(&sb, "  rank %d is slow in %s: mean %.3f us, median %.3f us, "
-			  "%.3f us above (", v->rank, cluster_phase_name[v->phase], v->value,
-			  v->median, v->excess);
-		put_pct(&sb, v->pct);
-		sb_puts(&sb, ")\n");
-	}
-	sb_puts(&sb, "\nPer step, the rank furthest above the median of the ranks:\n");
-	for (size_t t = 0; t < s->nsteps; t++) {
-		if (s->steps[t] >= 0)
-			sb_printf(&sb, "  step %lld:\n", (long long)s->steps[t]);
-		else
-			sb_puts(&sb, "  (no step):\n");
-		for (int ph = 0; ph < CLUSTER_NPHASES; ph++) {
-			const struct cluster_verdict *w = &s->worst[t * CLUSTER_NPHASES + ph];
-			sb_printf(&sb, "    %-30s ", cluster_phase_name[ph]);
-			if (w->rank < 0) {
-				sb_printf(&sb, "no rank above the median (%.3f us)\n", w->median);
-				continue;
-			}
-			sb_printf(&sb, "rank %d: %.3f us, median %.3f us, %.3f us above (",
-				  w->rank, w->value, w->median, w->excess);
-			put_pct(&sb, w->pct);
-			sb_puts(&sb, ")\n");
-		}
-	}
+	slow_text(&sb, c, s);
 	int rc = out_file_write(out_dir, "cluster_slow_rank.txt", sb.buf ? sb.buf : "",
 				sb.len);
 	sb_reset(&sb);
@@ -240,40 +298,7 @@ int cluster_write_slow(const char *out_dir, const struct cluster *c,
 	}
 	struct jo j;
 	jo_init_sb(&j, &sb, 2);
-	jo_obj_begin(&j);
-	jo_kstr(&j, "rule", RULE);
-	jo_key(&j, "ratio");
-	jo_fixed(&j, CLUSTER_SLOW_RATIO, 2);
-	jo_key(&j, "min_us");
-	jo_fixed(&j, CLUSTER_SLOW_MIN_US, 3);
-	jo_key(&j, "ranks");
-	jo_arr_begin(&j);
-	for (size_t i = 0; i < c->n; i++)
-		jo_int(&j, c->ranks[i].rank);
-	jo_arr_end(&j);
-	jo_key(&j, "slow");
-	jo_arr_begin(&j);
-	for (size_t i = 0; i < s->nslow; i++)
-		verdict_json(&j, &s->slow[i]);
-	jo_arr_end(&j);
-	jo_key(&j, "steps");
-	jo_arr_begin(&j);
-	for (size_t t = 0; t < s->nsteps; t++) {
-		jo_obj_begin(&j);
-		jo_key(&j, "step");
-		if (s->steps[t] >= 0)
-			jo_int(&j, s->steps[t]);
-		else
-			jo_null(&j);
-		jo_key(&j, "worst");
-		jo_arr_begin(&j);
-		for (int ph = 0; ph < CLUSTER_NPHASES; ph++)
-			verdict_json(&j, &s->worst[t * CLUSTER_NPHASES + ph]);
-		jo_arr_end(&j);
-		jo_obj_end(&j);
-	}
-	jo_arr_end(&j);
-	jo_obj_end(&j);
+	slow_json(&j, c, s);
 	sb_putc(&sb, '\n');
 	if (jo_finish(&j) != 0) {
 		sb_free(&sb);

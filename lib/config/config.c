@@ -588,73 +588,98 @@ static int cmp_u64(const void *a, const void *b)
 
 #define STEP_LIST_MAX 1000000
 
+/* One "N" or "N-M" at *pp, which it moves past: 0, or -1 when there is none. */
+static int parse_step_range(const char **pp, unsigned long long *a, unsigned long long *b)
+{
+	const char *p = *pp;
+	char *end;
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	*a = *b = strtoull(p, &end, 10);
+	if (errno)
+		return -1;
+	p = end;
+	if (*p == '-') {
+		if (p[1] < '0' || p[1] > '9')
+			return -1;
+		*b = strtoull(p + 1, &end, 10);
+		if (errno || *b < *a)
+			return -1;
+		p = end;
+	}
+	*pp = p;
+	return 0;
+}
+
+struct step_vec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+/* Appends a..b, bounded first so that one range cannot ask for more
+ * memory than STEP_LIST_MAX steps take. */
+static int push_step_range(struct step_vec *sv, unsigned long long a, unsigned long long b,
+			   char *why, size_t len)
+{
+	if (b - a >= STEP_LIST_MAX || sv->n + (b - a) >= STEP_LIST_MAX) {
+		snprintf(why, len, "more than %d steps", STEP_LIST_MAX);
+		return -1;
+	}
+	for (unsigned long long x = a; ; x++) {
+		if (sv->n == sv->cap) {
+			sv->cap = sv->cap ? sv->cap * 2 : 16;
+			uint64_t *nw = realloc(sv->v, sv->cap * sizeof *sv->v);
+			if (!nw) {
+				snprintf(why, len, "out of memory");
+				return -1;
+			}
+			sv->v = nw;
+		}
+		sv->v[sv->n++] = x;
+		if (x == b)
+			break;
+	}
+	return 0;
+}
+
 int cfg_parse_step_list(const char *s, uint64_t **steps, size_t *n, char *why, size_t len)
 {
-	uint64_t *v = NULL;
-	size_t nv = 0, cap = 0;
+	struct step_vec sv = { 0 };
 	const char *p = s;
 	*steps = NULL;
 	*n = 0;
 	while (*p) {
+		unsigned long long a, b;
 		while (*p == ' ')
 			p++;
-		char *end;
-		if (*p < '0' || *p > '9')
+		if (parse_step_range(&p, &a, &b) != 0)
 			goto bad;
-		errno = 0;
-		unsigned long long a = strtoull(p, &end, 10), b = a;
-		if (errno)
-			goto bad;
-		p = end;
-		if (*p == '-') {
-			if (p[1] < '0' || p[1] > '9')
-				goto bad;
-			b = strtoull(p + 1, &end, 10);
-			if (errno || b < a)
-				goto bad;
-			p = end;
-		}
-		if (b - a >= STEP_LIST_MAX || nv + (b - a) >= STEP_LIST_MAX) {
-			snprintf(why, len, "more than %d steps", STEP_LIST_MAX);
-			free(v);
+		if (push_step_range(&sv, a, b, why, len) != 0) {
+			free(sv.v);
 			return -1;
 		}
-		for (unsigned long long x = a; ; x++) {
-			if (nv == cap) {
-				cap = cap ? cap * 2 : 16;
-				uint64_t *nw = realloc(v, cap * sizeof *v);
-				if (!nw) {
-					snprintf(why, len, "out of memory");
-					free(v);
-					return -1;
-				}
-				v = nw;
-			}
-			v[nv++] = x;
-			if (x == b)
-				break;
-		}
 		while (*p == ' ')
 			p++;
-		if (*p == ',')
+		if (*p == ',' && p[1])   /* "3," and "3, " name nothing after the comma */
 			p++;
 		else if (*p)
 			goto bad;
 	}
-	if (!nv) {
+	if (!sv.n) {
 		snprintf(why, len, "an empty list names no step");
 		return -1;
 	}
-	qsort(v, nv, sizeof *v, cmp_u64);
+	qsort(sv.v, sv.n, sizeof *sv.v, cmp_u64);
 	size_t m = 1;
-	for (size_t i = 1; i < nv; i++)
-		if (v[i] != v[m - 1])
-			v[m++] = v[i];
-	*steps = v;
+	for (size_t i = 1; i < sv.n; i++)
+		if (sv.v[i] != sv.v[m - 1])
+			sv.v[m++] = sv.v[i];
+	*steps = sv.v;
 	*n = m;
 	return 0;
 bad:
 	snprintf(why, len, "expected step numbers like \"3,4,5\" or \"3-5\", got \"%.40s\"", s);
-	free(v);
+	free(sv.v);
 	return -1;
 }

@@ -66,96 +66,135 @@ static int exec(sqlite3 *db, const char *sql, FILE *log)
 	return -EIO;
 }
 
-static int load_csv(sqlite3 *db, const char *dir, const char *file, FILE *log)
+/* dir/name opened for reading: 0, or -errno. */
+static int open_in(const char *dir, const char *name, FILE **in)
 {
-	char *path = fs_join(dir, file);
-	FILE *in = path ? fopen(path, "re") : NULL;
-	int rc = !path ? -ENOMEM : !in ? -errno : 0;
+	char *path = fs_join(dir, name);
+	*in = path ? fopen(path, "re") : NULL;
+	int rc = !path ? -ENOMEM : !*in ? -errno : 0;
 	free(path);
-	if (rc)
-		return rc;
-	struct export_csv_row r = { 0 };
-	enum coltype *types = NULL;
-	size_t ncol = 0;
-	char *sql = NULL, *ins = NULL;
-	size_t sqllen, inslen;
-	sqlite3_stmt *st = NULL;
-	rc = export_csv_read(in, &r);
+	return rc;
+}
+
+/* One CSV on its way into its table. */
+struct csv_load {
+	FILE *in;
+	struct export_csv_row r;
+	enum coltype *types;     /* per header column: the widest of its cells */
+	size_t ncol;
+	char table[256];
+};
+
+/* Pass 1: the header's width and the columns' types. 1, 0 (no header)
+ * or -errno. */
+static int csv_types(struct csv_load *c)
+{
+	int rc = export_csv_read(c->in, &c->r);
 	if (rc <= 0)
-		goto out;
-	ncol = r.n;
-	types = calloc(ncol, sizeof *types);
-	if (!types) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	while ((rc = export_csv_read(in, &r)) == 1)      /* pass 1: the types */
-		for (size_t i = 0; i < ncol && i < r.n; i++)
-			types[i] = widen(types[i], type_of(r.buf + r.off[i]));
-	if (rc < 0)
-		goto out;
-	rewind(in);
-	if ((rc = export_csv_read(in, &r)) != 1)
-		goto out;
-	FILE *f = open_memstream(&sql, &sqllen), *g = open_memstream(&ins, &inslen);
+		return rc;
+	c->ncol = c->r.n;
+	c->types = calloc(c->ncol, sizeof *c->types);
+	if (!c->types)
+		return -ENOMEM;
+	while ((rc = export_csv_read(c->in, &c->r)) == 1)
+		for (size_t i = 0; i < c->ncol && i < c->r.n; i++)
+			c->types[i] = widen(c->types[i], type_of(c->r.buf + c->r.off[i]));
+	return rc < 0 ? rc : 1;
+}
+
+/* CREATE TABLE and INSERT for the header row in c->r; *create and *insert
+ * are the caller's to free. */
+static int table_sql(const struct csv_load *c, char **create, char **insert)
+{
+	size_t sqllen, inslen;
+	FILE *f = open_memstream(create, &sqllen), *g = open_memstream(insert, &inslen);
 	if (!f || !g) {
 		if (f)
 			fclose(f);
 		if (g)
 			fclose(g);
-		rc = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
-	char table[256];
-	snprintf(table, sizeof table, "%.*s", (int)(strlen(file) - 4), file);
 	fputs("CREATE TABLE ", f);
-	ident(f, table);
+	ident(f, c->table);
 	fputs(" (", f);
 	fputs("INSERT INTO ", g);
-	ident(g, table);
+	ident(g, c->table);
 	fputs(" VALUES (", g);
-	for (size_t i = 0; i < ncol; i++) {
+	for (size_t i = 0; i < c->ncol; i++) {
 		fputs(i ? ", " : "", f);
-		ident(f, r.buf + r.off[i]);
-		fputs(types[i] == C_INT ? " INTEGER" : types[i] == C_REAL ? " REAL" : " TEXT", f);
+		ident(f, c->r.buf + c->r.off[i]);
+		fputs(c->types[i] == C_INT ? " INTEGER" : c->types[i] == C_REAL ? " REAL" : " TEXT",
+		      f);
 		fputs(i ? ", ?" : "?", g);
 	}
 	fputs(")", f);
 	fputs(")", g);
 	fclose(f);
 	fclose(g);
-	if ((rc = exec(db, sql, log)) != 0)
-		goto out;
-	if (sqlite3_prepare_v2(db, ins, -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(db, log, table);
-		goto out;
-	}
-	while ((rc = export_csv_read(in, &r)) == 1) {          /* pass 2: the rows */
-		for (size_t i = 0; i < ncol; i++) {
-			const char *v = i < r.n ? r.buf + r.off[i] : "";
-			int c = (int)i + 1;
-			if (!*v)
-				sqlite3_bind_null(st, c);
-			else if (types[i] == C_INT)
-				sqlite3_bind_int64(st, c, strtoll(v, NULL, 10));
-			else if (types[i] == C_REAL)
-				sqlite3_bind_double(st, c, strtod(v, NULL));
-			else
-				sqlite3_bind_text(st, c, v, -1, SQLITE_TRANSIENT);
-		}
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			rc = db_fail(db, log, table);
-			break;
-		}
-		sqlite3_reset(st);
-	}
-out:
-	sqlite3_finalize(st);
+	return 0;
+}
+
+static int create_table(sqlite3 *db, const struct csv_load *c, sqlite3_stmt **st, FILE *log)
+{
+	char *sql = NULL, *ins = NULL;
+	int rc = table_sql(c, &sql, &ins);
+	if (!rc)
+		rc = exec(db, sql, log);
+	if (!rc && sqlite3_prepare_v2(db, ins, -1, st, NULL) != SQLITE_OK)
+		rc = db_fail(db, log, c->table);
 	free(sql);
 	free(ins);
-	free(types);
-	export_csv_row_free(&r);
-	fclose(in);
+	return rc;
+}
+
+static void bind_cell(sqlite3_stmt *st, int c, const char *v, enum coltype type)
+{
+	if (!*v)
+		sqlite3_bind_null(st, c);
+	else if (type == C_INT)
+		sqlite3_bind_int64(st, c, strtoll(v, NULL, 10));
+	else if (type == C_REAL)
+		sqlite3_bind_double(st, c, strtod(v, NULL));
+	else
+		sqlite3_bind_text(st, c, v, -1, SQLITE_TRANSIENT);
+}
+
+/* Pass 2: the rows. */
+static int insert_rows(sqlite3 *db, struct csv_load *c, sqlite3_stmt *st, FILE *log)
+{
+	int rc;
+	while ((rc = export_csv_read(c->in, &c->r)) == 1) {
+		for (size_t i = 0; i < c->ncol; i++)
+			bind_cell(st, (int)i + 1, i < c->r.n ? c->r.buf + c->r.off[i] : "",
+				  c->types[i]);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			return db_fail(db, log, c->table);
+		sqlite3_reset(st);
+	}
+	return rc;
+}
+
+static int load_csv(sqlite3 *db, const char *dir, const char *file, FILE *log)
+{
+	struct csv_load c = { 0 };
+	int rc = open_in(dir, file, &c.in);
+	if (rc)
+		return rc;
+	snprintf(c.table, sizeof c.table, "%.*s", (int)(strlen(file) - 4), file);
+	sqlite3_stmt *st = NULL;
+	if ((rc = csv_types(&c)) <= 0)
+		goto out;
+	rewind(c.in);
+	if ((rc = export_csv_read(c.in, &c.r)) != 1)
+		goto out;
+	if ((rc = create_table(db, &c, &st, log)) == 0)
+		rc = insert_rows(db, &c, st, log);
+out:
+	sqlite3_finalize(st);
+	free(c.types);
+	export_csv_row_free(&c.r);
+	fclose(c.in);
 	return rc < 0 ? rc : 0;
 }
 
@@ -174,17 +213,52 @@ static void bind_json(sqlite3_stmt *st, int c, const cJSON *v)
 	}
 }
 
+/* A REAL column: a time is a time even when it is whole. */
+static void bind_real(sqlite3_stmt *st, int c, const cJSON *v)
+{
+	if (cJSON_IsNumber(v))
+		sqlite3_bind_double(st, c, v->valuedouble);
+	else
+		sqlite3_bind_null(st, c);
+}
+
+/* One event (a line's text less its end) as a timeline row; text that
+ * does not parse is skipped. */
+static int insert_event(sqlite3 *db, sqlite3_stmt *st, const char *line, size_t n, FILE *log)
+{
+	cJSON *j = cJSON_ParseWithLength(line, n);
+	if (!j)
+		return 0;
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(j, "args");
+	bind_json(st, 1, cJSON_GetObjectItemCaseSensitive(j, "pid"));
+	bind_json(st, 2, cJSON_GetObjectItemCaseSensitive(j, "tid"));
+	bind_real(st, 3, cJSON_GetObjectItemCaseSensitive(j, "ts"));
+	bind_real(st, 4, cJSON_GetObjectItemCaseSensitive(j, "dur"));
+	bind_json(st, 5, cJSON_GetObjectItemCaseSensitive(j, "ph"));
+	bind_json(st, 6, cJSON_GetObjectItemCaseSensitive(j, "cat"));
+	bind_json(st, 7, cJSON_GetObjectItemCaseSensitive(j, "name"));
+	char *a = args ? cJSON_PrintUnformatted(args) : NULL;
+	if (a)
+		sqlite3_bind_text(st, 8, a, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 8);
+	int rc = 0;
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = db_fail(db, log, "timeline");
+	sqlite3_reset(st);
+	free(a);
+	cJSON_Delete(j);
+	return rc;
+}
+
 static int load_timeline(sqlite3 *db, const char *dir, FILE *log)
 {
 	int rc = exec(db, "CREATE TABLE timeline (pid INTEGER, tid INTEGER, ts_us REAL, "
 		      "dur_us REAL, ph TEXT, cat TEXT, name TEXT, args TEXT)", log);
 	if (rc)
 		return rc;
-	char *path = fs_join(dir, "trace_view.json");
-	FILE *in = path ? fopen(path, "re") : NULL;
-	rc = !path ? -ENOMEM : !in ? -errno : 0;
-	free(path);
-	if (rc)
+	FILE *in;
+	if ((rc = open_in(dir, "trace_view.json", &in)) != 0)
 		return rc;
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db, "INSERT INTO timeline VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1,
@@ -207,35 +281,7 @@ static int load_timeline(sqlite3 *db, const char *dir, FILE *log)
 		size_t n = (size_t)len;
 		while (n && (line[n - 1] == '\n' || line[n - 1] == ',' || line[n - 1] == ' '))
 			n--;
-		cJSON *j = cJSON_ParseWithLength(line, n);
-		if (!j)
-			continue;
-		const cJSON *args = cJSON_GetObjectItemCaseSensitive(j, "args");
-		const cJSON *ts = cJSON_GetObjectItemCaseSensitive(j, "ts");
-		const cJSON *dur = cJSON_GetObjectItemCaseSensitive(j, "dur");
-		bind_json(st, 1, cJSON_GetObjectItemCaseSensitive(j, "pid"));
-		bind_json(st, 2, cJSON_GetObjectItemCaseSensitive(j, "tid"));
-		if (cJSON_IsNumber(ts))
-			sqlite3_bind_double(st, 3, ts->valuedouble);
-		else
-			sqlite3_bind_null(st, 3);
-		if (cJSON_IsNumber(dur))
-			sqlite3_bind_double(st, 4, dur->valuedouble);
-		else
-			sqlite3_bind_null(st, 4);
-		bind_json(st, 5, cJSON_GetObjectItemCaseSensitive(j, "ph"));
-		bind_json(st, 6, cJSON_GetObjectItemCaseSensitive(j, "cat"));
-		bind_json(st, 7, cJSON_GetObjectItemCaseSensitive(j, "name"));
-		char *a = args ? cJSON_PrintUnformatted(args) : NULL;
-		if (a)
-			sqlite3_bind_text(st, 8, a, -1, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_null(st, 8);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = db_fail(db, log, "timeline");
-		sqlite3_reset(st);
-		free(a);
-		cJSON_Delete(j);
+		rc = insert_event(db, st, line, n, log);
 	}
 	if (!rc && ferror(in))
 		rc = -EIO;

@@ -378,6 +378,87 @@ static void pretty_event(FILE *f, const char *s, size_t n, int depth)
 	}
 }
 
+/* An event line pretty-printed into *buf, keeping its indent and comma. */
+static int pretty_line(const char *line, size_t n, char **buf, size_t *len)
+{
+	size_t m = n;
+	int comma = 0;
+	while (m && (line[m - 1] == '\n' || line[m - 1] == ',' || line[m - 1] == ' '))
+		comma |= line[--m] == ',';
+	size_t lead = strspn(line, " ");
+	if (lead > m)   /* nothing but separators: no event to indent */
+		lead = m;
+	FILE *mem = open_memstream(buf, len);
+	if (!mem)
+		return -ENOMEM;
+	fwrite(line, 1, lead, mem);
+	pretty_event(mem, line + lead, m - lead, 2);
+	fputs(comma ? ",\n" : "\n", mem);
+	fclose(mem);
+	return 0;
+}
+
+/* The line by line copy; *failed says a write failed. */
+static int copy_lines(FILE *in, int pretty, gzFile gz, struct out_file *of, int *failed)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	enum part p = HEAD;
+	char *mbuf = NULL;   /* pretty text of one line before gzip */
+	size_t mlen = 0;
+	int rc = 0;
+	while ((len = getline(&line, &cap, in)) > 0) {
+		enum part q = next_part(p, line);
+		const char *out = line;
+		size_t n = (size_t)len;
+		if (pretty && p == EVENTS && q == EVENTS) {
+			if ((rc = pretty_line(line, n, &mbuf, &mlen)) != 0)
+				break;
+			out = mbuf;
+			n = mlen;
+		}
+		if (gz)
+			*failed |= n && gzwrite(gz, out, (unsigned)n) != (int)n;
+		else
+			*failed |= fwrite(out, 1, n, of->f) != n;
+		free(mbuf);
+		mbuf = NULL;
+		p = q;
+	}
+	free(line);
+	return rc;
+}
+
+/* trace_view.json.gz is written under a temporary name, with the mode of
+ * every output. */
+static int gz_open(const char *gztmp, gzFile *gz)
+{
+	int gfd = fs_create_file(gztmp, O_WRONLY);
+	*gz = gfd >= 0 ? gzdopen(gfd, "wb") : NULL;
+	if (!*gz && gfd >= 0)
+		close(gfd);
+	if (!*gz)
+		return gfd < 0 ? gfd : -ENOMEM;
+	return 0;
+}
+
+/* Closes the gzip stream; a whole one replaces trace_view.json. */
+static int gz_commit(gzFile gz, int failed, int rc, const char *gztmp, const char *gzpath,
+		     const char *path)
+{
+	failed |= gzclose(gz) != Z_OK;
+	if (!rc && failed)
+		rc = -EIO;
+	if (!rc && rename(gztmp, gzpath) != 0)
+		rc = -errno;
+	if (rc)
+		unlink(gztmp);
+	else
+		unlink(path);
+	return rc;
+}
+
 int export_trace_format(const char *dir, int pretty, int gzip)
 {
 	if (!pretty && !gzip)
@@ -388,70 +469,18 @@ int export_trace_format(const char *dir, int pretty, int gzip)
 	FILE *in = path ? fopen(path, "re") : NULL;
 	int rc = !path || !gzpath || !gztmp ? -ENOMEM : !in ? -errno : 0;
 	struct out_file of = { 0 };
-	FILE *mem = NULL;   /* pretty text of one line before gzip */
-	char *mbuf = NULL;
-	size_t mlen = 0;
 	gzFile gz = NULL;
-	if (!rc && gzip) {
-		int gfd = fs_create_file(gztmp, O_WRONLY);
-		gz = gfd >= 0 ? gzdopen(gfd, "wb") : NULL;
-		if (!gz && gfd >= 0)
-			close(gfd);
-		if (!gz)
-			rc = gfd < 0 ? gfd : -ENOMEM;
-	} else if (!rc) {
-		rc = out_file_open(&of, dir, TRACE);
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	enum part p = HEAD;
 	int failed = 0;
-	while (!rc && (len = getline(&line, &cap, in)) > 0) {
-		enum part q = next_part(p, line);
-		const char *out = line;
-		size_t n = (size_t)len;
-		if (pretty && p == EVENTS && q == EVENTS) {
-			size_t m = n;
-			int comma = 0;
-			while (m && (line[m - 1] == '\n' || line[m - 1] == ',' || line[m - 1] == ' '))
-				comma |= line[--m] == ',';
-			size_t lead = strspn(line, " ");
-			mem = open_memstream(&mbuf, &mlen);
-			if (!mem) {
-				rc = -ENOMEM;
-				break;
-			}
-			fwrite(line, 1, lead, mem);
-			pretty_event(mem, line + lead, m - lead, 2);
-			fputs(comma ? ",\n" : "\n", mem);
-			fclose(mem);
-			out = mbuf;
-			n = mlen;
-		}
-		if (gz)
-			failed |= n && gzwrite(gz, out, (unsigned)n) != (int)n;
-		else
-			failed |= fwrite(out, 1, n, of.f) != n;
-		free(mbuf);
-		mbuf = NULL;
-		p = q;
-	}
-	free(line);
+	if (!rc)
+		rc = gzip ? gz_open(gztmp, &gz) : out_file_open(&of, dir, TRACE);
+	if (!rc)
+		rc = copy_lines(in, pretty, gz, &of, &failed);
 	if (in) {
 		failed |= ferror(in);
 		fclose(in);
 	}
 	if (gz) {
-		failed |= gzclose(gz) != Z_OK;
-		if (!rc && failed)
-			rc = -EIO;
-		if (!rc && rename(gztmp, gzpath) != 0)
-			rc = -errno;
-		if (rc)
-			unlink(gztmp);
-		else
-			unlink(path);
+		rc = gz_commit(gz, failed, rc, gztmp, gzpath, path);
 	} else if (of.f) {
 		int crc = out_file_commit(&of, failed || rc);
 		rc = rc ? rc : crc;

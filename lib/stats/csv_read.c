@@ -27,6 +27,121 @@ static int push(struct cellvec *c, char *s)
 	return 0;
 }
 
+struct csv_parser {
+	const char *buf;
+	size_t len, pos;
+	size_t line;               /* for messages, counting newlines in quotes */
+	char *out;                 /* where the next field's text goes */
+	struct cellvec cells;
+	size_t row_start, ncols;   /* the current row's first cell; the header's width */
+	int header_done;
+	char *err;
+	size_t errlen;
+};
+
+/* Whether pos is still inside an unquoted field. */
+static int in_field(const struct csv_parser *p)
+{
+	return p->pos < p->len && p->buf[p->pos] != ',' && p->buf[p->pos] != '\n' &&
+	       p->buf[p->pos] != '\r';
+}
+
+static int parse_quoted(struct csv_parser *p)
+{
+	size_t qline = p->line;
+	p->pos++;
+	for (;;) {
+		if (p->pos >= p->len) {
+			snprintf(p->err, p->errlen, "line %zu: quoted field never closed", qline);
+			return -1;
+		}
+		char c = p->buf[p->pos];
+		if (c == '"') {
+			if (p->pos + 1 < p->len && p->buf[p->pos + 1] == '"') {
+				*p->out++ = '"';
+				p->pos += 2;
+				continue;
+			}
+			p->pos++;
+			break;
+		}
+		if (c == '\n')
+			p->line++;
+		*p->out++ = c;
+		p->pos++;
+	}
+	if (in_field(p)) {
+		snprintf(p->err, p->errlen, "line %zu: text after a closing quote", p->line);
+		return -1;
+	}
+	return 0;
+}
+
+/* One field's text into the arena, NUL-terminated. */
+static int parse_field(struct csv_parser *p, int *quoted)
+{
+	*quoted = p->pos < p->len && p->buf[p->pos] == '"';
+	if (*quoted) {
+		if (parse_quoted(p) != 0)
+			return -1;
+	} else {
+		while (in_field(p))
+			*p->out++ = p->buf[p->pos++];
+	}
+	*p->out++ = '\0';
+	return 0;
+}
+
+/* Closes the row that ends at the last cell: the header sets the width,
+ * a blank line is dropped, others are padded or cut to the width. */
+static int end_row(struct csv_parser *p, int blank)
+{
+	if (p->pos < p->len && p->buf[p->pos] == '\r')
+		p->pos++;
+	if (p->pos < p->len && p->buf[p->pos] == '\n')
+		p->pos++;
+	p->line++;
+	size_t nf = p->cells.n - p->row_start;
+	if (!p->header_done) {
+		p->ncols = nf;
+		p->header_done = 1;
+		p->row_start = p->cells.n;
+	} else if (nf == 1 && blank) {
+		p->cells.n = p->row_start;   /* a blank line */
+	} else {
+		if (nf > p->ncols)
+			p->cells.n = p->row_start + p->ncols;
+		while (p->cells.n - p->row_start < p->ncols)
+			if (push(&p->cells, empty_field) != 0)
+				return -1;
+		p->row_start = p->cells.n;
+	}
+	return 0;
+}
+
+static int parse_rows(struct csv_parser *p)
+{
+	for (;;) {
+		char *field = p->out;
+		int quoted;
+		if (parse_field(p, &quoted) != 0)
+			return -1;
+		if (push(&p->cells, field) != 0)
+			goto oom;
+		if (p->pos < p->len && p->buf[p->pos] == ',') {
+			p->pos++;
+			continue;   /* another field, maybe empty at the end of input */
+		}
+		if (end_row(p, !quoted && field[0] == '\0') != 0)
+			goto oom;
+		if (p->pos >= p->len)
+			return 0;
+	}
+oom:
+	snprintf(p->err, p->errlen, "out of memory");
+	return -1;
+}
+
 int csv_table_parse(struct csv_table *t, const char *buf, size_t len, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
@@ -36,92 +151,23 @@ int csv_table_parse(struct csv_table *t, const char *buf, size_t len, char *err,
 	}
 	/* Every field's text plus its NUL fits in len + 1 bytes: quotes and
 	 * delimiters that are dropped make room for the terminators. */
-	char *arena = malloc(len + 1), *out = arena;
-	struct cellvec cells = { 0 };
+	char *arena = malloc(len + 1);
 	if (!arena) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	size_t pos = 0, line = 1, row_start = 0, ncols = 0;
-	int header_done = 0;
-	for (;;) {
-		/* one field */
-		char *field = out;
-		int quoted = 0;
-		if (pos < len && buf[pos] == '"') {
-			quoted = 1;
-			size_t qline = line;
-			pos++;
-			for (;;) {
-				if (pos >= len) {
-					snprintf(err, errlen, "line %zu: quoted field never closed", qline);
-					goto fail;
-				}
-				char c = buf[pos];
-				if (c == '"') {
-					if (pos + 1 < len && buf[pos + 1] == '"') {
-						*out++ = '"';
-						pos += 2;
-						continue;
-					}
-					pos++;
-					break;
-				}
-				if (c == '\n')
-					line++;
-				*out++ = c;
-				pos++;
-			}
-			if (pos < len && buf[pos] != ',' && buf[pos] != '\n' && buf[pos] != '\r') {
-				snprintf(err, errlen, "line %zu: text after a closing quote", line);
-				goto fail;
-			}
-		} else {
-			while (pos < len && buf[pos] != ',' && buf[pos] != '\n' && buf[pos] != '\r')
-				*out++ = buf[pos++];
-		}
-		*out++ = '\0';
-		if (push(&cells, field) != 0)
-			goto oom;
-		if (pos < len && buf[pos] == ',') {
-			pos++;
-			continue;   /* another field, maybe empty at the end of input */
-		}
-		/* end of the row */
-		if (pos < len && buf[pos] == '\r')
-			pos++;
-		if (pos < len && buf[pos] == '\n')
-			pos++;
-		line++;
-		size_t nf = cells.n - row_start;
-		if (!header_done) {
-			ncols = nf;
-			header_done = 1;
-			row_start = cells.n;
-		} else if (nf == 1 && !quoted && field[0] == '\0') {
-			cells.n = row_start;   /* a blank line */
-		} else {
-			if (nf > ncols)
-				cells.n = row_start + ncols;
-			while (cells.n - row_start < ncols)
-				if (push(&cells, empty_field) != 0)
-					goto oom;
-			row_start = cells.n;
-		}
-		if (pos >= len)
-			break;
+	struct csv_parser p = { .buf = buf, .len = len, .line = 1, .out = arena,
+				.err = err, .errlen = errlen };
+	if (parse_rows(&p) != 0) {
+		free(p.cells.v);
+		free(arena);
+		return -1;
 	}
-	t->ncols = ncols;
-	t->nrows = cells.n / ncols - 1;
-	t->cells = cells.v;
+	t->ncols = p.ncols;
+	t->nrows = p.cells.n / p.ncols - 1;
+	t->cells = p.cells.v;
 	t->arena = arena;
 	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-fail:
-	free(cells.v);
-	free(arena);
-	return -1;
 }
 
 int csv_table_load(struct csv_table *t, const char *path, char *err, size_t errlen)

@@ -245,87 +245,118 @@ static int cmp_alloc(const void *pa, const void *pb)
 	return a->alloc_us < b->alloc_us ? -1 : a->alloc_us > b->alloc_us;
 }
 
+/* One row into m: 0, -1 (a bad cell, named in err) or -2 (out of memory). */
+typedef int mem_row_fn(struct stats_memory *m, const struct csv_table *t, size_t r,
+		       const int *idx, char *err, size_t errlen);
+
+/* The memory view's two CSVs load alike: room for an item per row, then
+ * every row through `add`. */
+struct mem_csv {
+	const char *name;
+	const char *const *cols;
+	int ncols;
+	int (*room)(struct stats_memory *m, size_t nrows);   /* 0, or -2 */
+	mem_row_fn *add;
+};
+
+static int room_records(struct stats_memory *m, size_t nrows)
+{
+	m->have_records = 1;
+	m->devices = calloc(nrows ? nrows : 1, sizeof(*m->devices));
+	return m->devices ? 0 : -2;
+}
+
+static int room_allocs(struct stats_memory *m, size_t nrows)
+{
+	m->have_allocs = 1;
+	m->allocs = calloc(nrows ? nrows : 1, sizeof(*m->allocs));
+	return m->allocs ? 0 : -2;
+}
+
+/* A memory_record.csv row: per device, the total rising counts as an
+ * allocation, falling as a free. */
+static int add_record(struct stats_memory *m, const struct csv_table *t, size_t r,
+		      const int *idx, char *err, size_t errlen)
+{
+	double v[2];
+	if (nums(t, r, idx, 2, v, "memory_record.csv", err, errlen) != 0)
+		return -1;
+	const char *dev = csv_cell(t, r, (size_t)idx[2]);
+	size_t d = 0;
+	while (d < m->ndevices && strcmp(m->devices[d].device, dev) != 0)
+		d++;
+	struct stats_mem_device *md = &m->devices[d];
+	if (d == m->ndevices) {
+		md->device = strdup(dev);
+		if (!md->device)
+			return -2;
+		m->ndevices++;
+	}
+	if (v[1] >= md->final_mb)   /* final_mb: the device's total before this row */
+		md->allocs++;
+	else
+		md->frees++;
+	if (v[1] > md->peak_mb || md->allocs + md->frees == 1) {
+		md->peak_mb = v[1];
+		md->peak_ts_us = v[0];
+	}
+	md->final_mb = v[1];
+	return 0;
+}
+
+static int add_alloc(struct stats_memory *m, const struct csv_table *t, size_t r,
+		     const int *idx, char *err, size_t errlen)
+{
+	double v[2];
+	if (nums(t, r, idx + 1, 2, v, "operator_memory.csv", err, errlen) != 0)
+		return -1;
+	struct stats_alloc *al = &m->allocs[m->nallocs++];
+	al->size_kb = v[0];
+	al->alloc_us = v[1];
+	if (stats_parse_num(csv_cell(t, r, (size_t)idx[3]), &al->duration_us) != 0)
+		al->duration_us = NAN;
+	al->name = strdup(csv_cell(t, r, (size_t)idx[0]));
+	al->device = strdup(csv_cell(t, r, (size_t)idx[4]));
+	return al->name && al->device ? 0 : -2;
+}
+
+/* 0, STATS_ABSENT or -1; on -1 what m holds is the caller's to free. */
+static int load_mem_csv(const char *outdir, const struct mem_csv *c, struct stats_memory *m,
+			char *err, size_t errlen)
+{
+	int idx[5];
+	struct csv_table t;
+	int rc = open_csv(outdir, c->name, &t, c->cols, idx, c->ncols, err, errlen);
+	if (rc != 0)
+		return rc;
+	rc = c->room(m, t.nrows);
+	for (size_t r = 0; rc == 0 && r < t.nrows; r++)
+		rc = c->add(m, &t, r, idx, err, errlen);
+	if (rc == -2)
+		snprintf(err, errlen, "out of memory");
+	csv_table_free(&t);
+	return rc ? -1 : 0;
+}
+
 int stats_load_memory(const char *outdir, struct stats_memory *m, char *err, size_t errlen)
 {
 	static const char *const rcols[] = { "Timestamp(us)", "Total Allocated(MB)", "Device Type" };
 	static const char *const acols[] = { "Name", "Size(KB)", "Allocation Time(us)",
 		"Duration(us)", "Device Type" };
-	int idx[5];
-	struct csv_table t;
+	static const struct mem_csv records = { "memory_record.csv", rcols, 3, room_records,
+						add_record };
+	static const struct mem_csv allocs = { "operator_memory.csv", acols, 5, room_allocs,
+					       add_alloc };
 	memset(m, 0, sizeof(*m));
-	int rc = open_csv(outdir, "memory_record.csv", &t, rcols, idx, 3, err, errlen);
-	if (rc == -1)
-		return -1;
-	if (rc == 0) {
-		m->have_records = 1;
-		m->devices = calloc(t.nrows ? t.nrows : 1, sizeof(*m->devices));
-		if (!m->devices)
-			goto oom;
-		double prev_total[64] = { 0 };
-		for (size_t r = 0; r < t.nrows; r++) {
-			double v[2];
-			if (nums(&t, r, idx, 2, v, "memory_record.csv", err, errlen) != 0)
-				goto fail;
-			const char *dev = csv_cell(&t, r, (size_t)idx[2]);
-			size_t d = 0;
-			while (d < m->ndevices && strcmp(m->devices[d].device, dev) != 0)
-				d++;
-			struct stats_mem_device *md = &m->devices[d];
-			if (d == m->ndevices) {
-				md->device = strdup(dev);
-				if (!md->device)
-					goto oom;
-				m->ndevices++;
-			}
-			double before = d < 64 ? prev_total[d] : md->final_mb;
-			if (v[1] >= before)
-				md->allocs++;
-			else
-				md->frees++;
-			if (d < 64)
-				prev_total[d] = v[1];
-			if (v[1] > md->peak_mb || md->allocs + md->frees == 1) {
-				md->peak_mb = v[1];
-				md->peak_ts_us = v[0];
-			}
-			md->final_mb = v[1];
-		}
-		csv_table_free(&t);
-	}
-	int arc = open_csv(outdir, "operator_memory.csv", &t, acols, idx, 5, err, errlen);
+	int rc = load_mem_csv(outdir, &records, m, err, errlen);
+	int arc = rc == -1 ? -1 : load_mem_csv(outdir, &allocs, m, err, errlen);
 	if (arc == -1) {
 		stats_memory_free(m);
 		return -1;
 	}
-	if (arc == 0) {
-		m->have_allocs = 1;
-		m->allocs = calloc(t.nrows ? t.nrows : 1, sizeof(*m->allocs));
-		if (!m->allocs)
-			goto oom;
-		for (size_t r = 0; r < t.nrows; r++) {
-			double v[2];
-			if (nums(&t, r, idx + 1, 2, v, "operator_memory.csv", err, errlen) != 0)
-				goto fail;
-			struct stats_alloc *al = &m->allocs[m->nallocs++];
-			al->size_kb = v[0];
-			al->alloc_us = v[1];
-			if (stats_parse_num(csv_cell(&t, r, (size_t)idx[3]), &al->duration_us) != 0)
-				al->duration_us = NAN;
-			al->name = strdup(csv_cell(&t, r, (size_t)idx[0]));
-			al->device = strdup(csv_cell(&t, r, (size_t)idx[4]));
-			if (!al->name || !al->device)
-				goto oom;
-		}
-		csv_table_free(&t);
+	if (arc == 0)
 		qsort(m->allocs, m->nallocs, sizeof(*m->allocs), cmp_alloc);
-	}
 	return rc == STATS_ABSENT && arc == STATS_ABSENT ? STATS_ABSENT : 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-fail:
-	csv_table_free(&t);
-	stats_memory_free(m);
-	return -1;
 }
 
 void stats_memory_free(struct stats_memory *m)

@@ -23,6 +23,8 @@ static void test_step_list(void)
 	free(v);
 	CHECK(cfg_parse_step_list("", &v, &n, why, sizeof why) != 0);
 	CHECK(cfg_parse_step_list("3,x", &v, &n, why, sizeof why) != 0);
+	CHECK(cfg_parse_step_list("3,", &v, &n, why, sizeof why) != 0);
+	CHECK(cfg_parse_step_list("3, ", &v, &n, why, sizeof why) != 0);
 	CHECK(cfg_parse_step_list("5-3", &v, &n, why, sizeof why) != 0);
 	CHECK(cfg_parse_step_list("-1", &v, &n, why, sizeof why) != 0);
 	struct prof_config c;
