@@ -563,6 +563,8 @@ static void overview_csv(struct ctx *c, const struct stats_step_summary *sum,
 	csv_metric(c, name, conv(c, sum->total), unit_decimals[c->unit], NULL);
 	snprintf(name, sizeof(name), "Average step time(%s)", unit(c));
 	csv_metric(c, name, conv(c, sum->avg), unit_decimals[c->unit], NULL);
+	snprintf(name, sizeof(name), "Median step time(%s)", unit(c));
+	csv_metric(c, name, conv(c, sum->median), unit_decimals[c->unit], NULL);
 	for (size_t i = 0; i < 4; i++) {
 		double share = 100.0 * split[i].v / base;
 		snprintf(name, sizeof(name), "%s(%s)", split[i].name, unit(c));
@@ -581,6 +583,7 @@ static void overview_json(struct ctx *c, const struct stats_step_summary *sum,
 	jo_kuint(&c->jo, "steps", sum->steps);
 	jo_kfixed(&c->jo, "total", conv(c, sum->total), unit_decimals[c->unit]);
 	jo_kfixed(&c->jo, "avg", conv(c, sum->avg), unit_decimals[c->unit]);
+	jo_kfixed(&c->jo, "median", conv(c, sum->median), unit_decimals[c->unit]);
 	jo_key(&c->jo, "device_activity");
 	jo_bool(&c->jo, sum->device_rows > 0);
 	for (size_t i = 0; i < 4; i++)
@@ -611,15 +614,15 @@ static void overview_text(struct ctx *c, const struct stats_step_summary *sum,
 			  const struct stats_recording *rec)
 {
 	struct split_row split[4];
-	char a[32], b[32];
+	char a[32], b[32], m[32];
 	double base = sum->rows_total > 0 ? sum->rows_total : 1;
+	int d = unit_decimals[c->unit];
 	overview_split(sum, split);
 	tline(c, "Run: %s", c->dir);
-	tline(c, "Steps: %zu   total %s %s   average %s %s", sum->steps,
-	      stats_fmt_num(conv(c, sum->total), unit_decimals[c->unit], 16, a, sizeof(a)),
-	      unit(c),
-	      stats_fmt_num(conv(c, sum->avg), unit_decimals[c->unit], 16, b, sizeof(b)),
-	      unit(c));
+	tline(c, "Steps: %zu   total %s %s   average %s %s   median %s %s", sum->steps,
+	      stats_fmt_num(conv(c, sum->total), d, 16, a, sizeof(a)), unit(c),
+	      stats_fmt_num(conv(c, sum->avg), d, 16, b, sizeof(b)), unit(c),
+	      stats_fmt_num(conv(c, sum->median), d, 16, m, sizeof(m)), unit(c));
 	overview_lost(c, rec);
 	if (!sum->device_rows)
 		/* Host-only rows hold the whole step in Free: calling that

@@ -73,6 +73,10 @@ void stats_steps_free(struct stats_steps *s);
 struct stats_step_summary {
 	size_t steps;          /* distinct step numbers */
 	double total, avg;     /* per step: its longest row (device) */
+	double median;         /* of the steps' times: the first step begins
+				* where recording began (imports and set-up
+				* included), which the average feels and this
+				* does not */
 	double computing, communication, free_time, other;   /* sums over rows */
 	double rows_total;     /* the sum of every row's total (for shares) */
 	size_t device_rows;    /* rows of a device; 0: host-only steps */

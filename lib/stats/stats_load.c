@@ -103,8 +103,23 @@ void stats_steps_free(struct stats_steps *s)
 	memset(s, 0, sizeof(*s));
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 void stats_steps_summarize(const struct stats_steps *s, struct stats_step_summary *sum)
 {
+	double *times = malloc((s->n ? s->n : 1) * sizeof *times);
 	memset(sum, 0, sizeof(*sum));
 	for (size_t i = 0; i < s->n; i++) {
 		const struct stats_step *r = &s->rows[i];
@@ -124,9 +139,13 @@ void stats_steps_summarize(const struct stats_steps *s, struct stats_step_summar
 		for (size_t j = i + 1; j < s->n; j++)
 			if (s->rows[j].step == r->step && s->rows[j].total > longest)
 				longest = s->rows[j].total;
+		if (times)
+			times[sum->steps] = longest;
 		sum->steps++;
 		sum->total += longest;
 	}
+	sum->median = times ? median_of(times, sum->steps) : 0;
+	free(times);
 	sum->other = sum->rows_total - sum->computing - sum->communication - sum->free_time;
 	if (fabs(sum->other) < 0.0005)
 		sum->other = 0;

@@ -59,6 +59,8 @@ class HostSteps(StatsCase):
         self.assertIn("Steps: 6 ", out)
         self.assertIn("total %.3f ms" % (total / 1000), out)
         self.assertIn("average %.3f ms" % (total / 6000), out)
+        stage = sorted(float(r[7]) for r in self.steps)
+        self.assertIn("median %.3f ms" % ((stage[2] + stage[3]) / 2 / 1000), out)
         # host-only steps: no device split that would call it all "device idle"
         self.assertIn("no device activity was recorded", out)
         self.assertNotIn("Free (device idle)", out)
