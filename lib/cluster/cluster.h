@@ -56,9 +56,9 @@ int cluster_read_step_csv(const char *text, struct cluster_rank *r);
 /* Writes cluster_step_trace_time.csv into out_dir. 0 or -errno. */
 int cluster_write_step_trace(const char *out_dir, const struct cluster *c);
 
-/* The slow-rank rule: a rank is slow in a phase when its mean over steps
- * exceeds the median of the ranks' means by more than
- * max(CLUSTER_SLOW_RATIO x median, CLUSTER_SLOW_MIN_US). */
+/* The slow-rank rule: a rank is slow in a phase when its typical step (the
+ * median over its steps) exceeds the median of the ranks' typical steps by
+ * more than max(CLUSTER_SLOW_RATIO x median, CLUSTER_SLOW_MIN_US). */
 #define CLUSTER_SLOW_RATIO  0.10
 #define CLUSTER_SLOW_MIN_US 1000.0
 #define CLUSTER_NPHASES 3
@@ -80,7 +80,7 @@ struct cluster_slow {
 	/* the slow ranks, by phase then excess (largest first) then rank */
 	struct cluster_verdict *slow;
 	size_t nslow;
-	/* per phase: the median of the ranks' means */
+	/* per phase: the median of the ranks' typical steps */
 	double median[CLUSTER_NPHASES];
 };
 

@@ -105,19 +105,26 @@ static void worst_rank(const struct cluster *c, int64_t step, int ph, double *va
 	}
 }
 
-/* per rank in phase `ph`: the mean over its steps; slow when above the
- * median of the means by more than max(10 %, 1 ms) */
+/* A rank's typical step in a phase: the median over its steps, so that
+ * one long step (the first, which begins where recording began and holds
+ * the imports and set-up; a checkpoint) does not make a rank slow. */
+static double typical(const struct cluster_rank *r, int col, double *scratch)
+{
+	for (size_t k = 0; k < r->nsteps; k++)
+		scratch[k] = r->steps[k].v[col];
+	return median(scratch, r->nsteps);
+}
+
+/* per rank in phase `ph`: its typical step; slow when above the median of
+ * the ranks' by more than max(10 %, 1 ms) */
 static void slow_ranks(const struct cluster *c, struct cluster_slow *s, int ph, double *vals,
-		       double *means)
+		       double *means, double *scratch)
 {
 	int col = cluster_phase_col[ph];
 	size_t n = 0;
 	for (size_t i = 0; i < c->n; i++) {
 		const struct cluster_rank *r = &c->ranks[i];
-		double sum = 0;
-		for (size_t k = 0; k < r->nsteps; k++)
-			sum += r->steps[k].v[col];
-		means[i * CLUSTER_NPHASES + ph] = r->nsteps ? sum / (double)r->nsteps : 0;
+		means[i * CLUSTER_NPHASES + ph] = typical(r, col, scratch);
 		if (r->nsteps)
 			vals[n++] = means[i * CLUSTER_NPHASES + ph];
 	}
@@ -142,8 +149,9 @@ int cluster_slow_analyse(const struct cluster *c, struct cluster_slow *s)
 	s->steps = malloc((total ? total : 1) * sizeof *s->steps);
 	double *vals = malloc((c->n ? c->n : 1) * sizeof *vals);
 	double *means = calloc((c->n ? c->n : 1) * CLUSTER_NPHASES, sizeof *means);
+	double *scratch = malloc((total ? total : 1) * sizeof *scratch);
 	s->slow = malloc((c->n ? c->n : 1) * CLUSTER_NPHASES * sizeof *s->slow);
-	if (!s->steps || !vals || !means || !s->slow)
+	if (!s->steps || !vals || !means || !scratch || !s->slow)
 		goto nomem;
 	collect_steps(c, s);
 	s->worst = calloc((s->nsteps ? s->nsteps : 1) * CLUSTER_NPHASES, sizeof *s->worst);
@@ -153,14 +161,16 @@ int cluster_slow_analyse(const struct cluster *c, struct cluster_slow *s)
 		for (int ph = 0; ph < CLUSTER_NPHASES; ph++)
 			worst_rank(c, s->steps[t], ph, vals, &s->worst[t * CLUSTER_NPHASES + ph]);
 	for (int ph = 0; ph < CLUSTER_NPHASES; ph++)
-		slow_ranks(c, s, ph, vals, means);
+		slow_ranks(c, s, ph, vals, means, scratch);
 	qsort(s->slow, s->nslow, sizeof *s->slow, cmp_verdict);
 	free(vals);
 	free(means);
+	free(scratch);
 	return 0;
 nomem:
 	free(vals);
 	free(means);
+	free(scratch);
 	cluster_slow_free(s);
 	return -ENOMEM;
 }
@@ -205,8 +215,8 @@ static void verdict_json(struct jo *j, const struct cluster_verdict *v)
 }
 
 #define RULE "a rank is slow in a phase (Computing, Communication(Not Overlapped), " \
-	"Free) when its mean over steps exceeds the median of the ranks' means by more " \
-	"than max(10% of that median, 1 ms)"
+	"Free) when its typical step (the median over its steps) exceeds the median of " \
+	"the ranks' typical steps by more than max(10% of that median, 1 ms)"
 
 static void slow_text(struct strbuf *sb, const struct cluster *c, const struct cluster_slow *s)
 {
@@ -219,7 +229,7 @@ static void slow_text(struct strbuf *sb, const struct cluster *c, const struct c
 		sb_puts(sb, "  no slow rank\n");
 	for (size_t i = 0; i < s->nslow; i++) {
 		const struct cluster_verdict *v = &s->slow[i];
-		sb_printf(sb, "  rank %d is slow in %s: mean %.3f us, median %.3f us, "
+		sb_printf(sb, "  rank %d is slow in %s: typical step %.3f us, median %.3f us, "
 			  "%.3f us above (", v->rank, cluster_phase_name[v->phase], v->value,
 			  v->median, v->excess);
 		put_pct(sb, v->pct);
