@@ -163,6 +163,9 @@ struct model_thread {
 	int has_dev;                   /* device calls, markers or memory events */
 	int api_waiting;               /* `api` is not written yet */
 	struct model_api api;
+	uint64_t built_ns;             /* the latest optimizer built, or 0 ... */
+	uint64_t fetch_ns;             /* ... and first batch fetched, since
+					* recording (re)started: parse_model_steps.c */
 };
 
 struct model_proc {

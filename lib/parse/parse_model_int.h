@@ -30,6 +30,16 @@ void model_on_lost(struct parse_model *m, struct parse_stream *s);
 
 /* parse_model_ops.c */
 void model_on_op(struct parse_model *m, struct parse_stream *s);
+/* What the Python hooks mark on the thread that trains: an optimizer being
+ * built (steps.py) and a batch taken from a DataLoader (data.py, Kineto's
+ * name). Where the first step can begin. */
+#define MODEL_BUILT_PREFIX "Optimizer.__init__#"
+#define MODEL_FETCH_NAME "enumerate(DataLoader)#_BaseDataLoaderIter.__next__"
+/* Sets *hint (t's) to ns; on the stepping thread before the first step,
+ * what the devices and sums gathered so far was set-up, not the step. */
+void model_loop_hint(struct parse_model *m, struct model_proc *p, struct model_thread *t,
+		     uint64_t *hint, uint64_t ns);
+
 /* --step-list (parse_model_stepsel.c): where a process's sums go, and
  * the end of its step (known: it was a recorded step, of that number). */
 int model_step_wanted(const struct parse_model *m, uint64_t number);

@@ -19,8 +19,10 @@ void model_on_mark(struct parse_model *m, struct parse_stream *s)
 	if (!s->proc)
 		return;
 	model_api_flush(m, s->proc, s->thr, s->ns);
-	out_trace_begin(m->trace, "i", CAT_USER, parse_stream_str(s, mk.msg_id),
-			s->proc->pid, s->file.hdr.tid, s->ns);
+	const char *msg = parse_stream_str(s, mk.msg_id);
+	if (s->thr && msg && strncmp(msg, MODEL_BUILT_PREFIX, sizeof MODEL_BUILT_PREFIX - 1) == 0)
+		model_loop_hint(m, s->proc, s->thr, &s->thr->built_ns, s->ns);
+	out_trace_begin(m->trace, "i", CAT_USER, msg, s->proc->pid, s->file.hdr.tid, s->ns);
 	jo_kstr(&m->trace->j, "s", "t");
 	out_trace_end(m->trace);
 }
@@ -40,7 +42,10 @@ void model_on_push(struct parse_model *m, struct parse_stream *s)
 		t->stack = v;
 		t->cap = cap;
 	}
-	t->stack[t->depth++] = (struct model_range){ parse_stream_str(s, rp.name_id), s->ns };
+	const char *name = parse_stream_str(s, rp.name_id);
+	if (!t->fetch_ns && name && strcmp(name, MODEL_FETCH_NAME) == 0)
+		model_loop_hint(m, s->proc, t, &t->fetch_ns, s->ns);
+	t->stack[t->depth++] = (struct model_range){ name, s->ns };
 }
 
 static void emit_range(struct parse_model *m, struct parse_stream *s,

@@ -49,17 +49,44 @@ static void device_rows(struct parse_model *m, struct model_proc *p, size_t i)
 	model_steps_reset_devices(p);
 }
 
-/* A step that begins where recording began has a conventional start; if
- * the calling thread opened a range after it that is still open (a range
- * around the training loop), start the step with that range, so the two
- * nest. Steps that begin at a previous step's end keep it. */
+/* A step that begins where recording began has a conventional start, and
+ * when recording began with the process that is before the imports. So it
+ * starts later when the calling thread says where its loop began: at a
+ * range it opened since and still has open (one around the loop, so that
+ * the two nest), after the optimizer was built, or at the first batch
+ * taken from a DataLoader (gradient accumulation takes several per step:
+ * the first), whichever is latest. Steps that begin at a previous step's
+ * end keep it. */
 static uint64_t step_start(const struct model_proc *p, const struct parse_stream *s)
 {
 	const struct model_thread *t = s->thr;
 	uint64_t from = p->step_from;
-	if (p->resumed && t && t->depth && t->stack[t->depth - 1].start_ns > from)
+	if (!p->resumed || !t)
+		return from;
+	if (t->depth && t->stack[t->depth - 1].start_ns > from)
 		from = t->stack[t->depth - 1].start_ns;
+	if (t->built_ns > from)
+		from = t->built_ns;
+	if (t->fetch_ns > from)
+		from = t->fetch_ns;
 	return from;
+}
+
+void model_loop_hint(struct parse_model *m, struct model_proc *p, struct model_thread *t,
+		     uint64_t *hint, uint64_t ns)
+{
+	*hint = ns;
+	if (p && p->resumed && t->tid == p->step_tid && ns > p->step_from) {
+		model_steps_reset_devices(p);
+		model_stepsel_end(m, p, 0, 0);
+	}
+}
+
+/* Recording (re)starts: the loop hints before it say nothing of what follows. */
+static void forget_loop_hints(struct model_proc *p)
+{
+	for (size_t i = 0; i < p->nthreads; i++)
+		p->threads[i]->built_ns = p->threads[i]->fetch_ns = 0;
 }
 
 void model_on_step(struct parse_model *m, struct parse_stream *s)
@@ -105,6 +132,7 @@ static void switch_proc(struct parse_model *m, struct model_proc *p, int on, uin
 		model_ops_boundary(m, p, p->step_tid, ns);
 		model_steps_reset_devices(p);
 		model_stepsel_end(m, p, 0, 0);
+		forget_loop_hints(p);
 	}
 	p->recording = on;
 	p->seen_recording = 1;

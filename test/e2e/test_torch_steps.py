@@ -113,13 +113,26 @@ class Example(TorchCase):
             inside = collections.Counter(e["name"] for e in ops_in(framework, st))
             self.assertEqual(inside["aten::linear"], 3, st["name"])
             self.assertEqual(inside["Optimizer.step#SGD.step"], 1, st["name"])
-        # and no operator before the first step or between steps; the only ones
-        # after the last step are the program's end (loss.item()), still recorded
-        last_end = span(steps[-1])[1]
+        # and no operator between steps; those before the first step are the
+        # set-up (building the model), those after the last the program's end
+        # (loss.item()), still recorded
+        first_start, last_end = span(steps[0])[0], span(steps[-1])[1]
         for e in ops:
-            if float(e["ts"]) >= last_end:
+            if float(e["ts"]) >= last_end or float(e["ts"]) < first_start:
                 continue
             self.assertTrue(any(ops_in([e], st) for st in steps), e)
+
+    def test_first_step_begins_with_the_loop(self):
+        """Recording begins with the process; step 1 begins once the
+        optimizer is built (the hooks mark it), not at the imports."""
+        built = events(self.trace, ph="i", name="Optimizer.__init__#SGD.__init__")
+        self.assertEqual(len(built), 1)
+        _, steps = self.main_steps(self.trace)
+        self.assertGreaterEqual(span(steps[0])[0], float(built[0]["ts"]))
+        # the model was built before: its operators are outside every step
+        setup = [e for e in events(self.trace, ph="X", cat="cpu_op")
+                 if float(e["ts"]) < float(built[0]["ts"])]
+        self.assertTrue(setup)
 
     def test_input_dims_with_record_shapes(self):
         addmm = events(self.trace, ph="X", cat="cpu_op", name="aten::addmm")

@@ -270,6 +270,62 @@ static void test_step_list(void)
 	free(run);
 }
 
+/* Recording begins with the process: step 1 begins where the thread says
+ * its loop began, after the optimizer was built (`fetch` 0) or at the
+ * first batch fetched (`fetch` 1), not at the imports; step 2 at step 1's
+ * end. */
+static void loop_run(const char *run, int fetch)
+{
+	struct raw_writer w;
+	char *d = rg_path(run, "raw/700.0");
+	write_min_info(run);
+	CHECK(rg_open(&w, d, "t700.raw", 700, 700, RAW_STREAM_THREAD, RAW_CLOCK_MONOTONIC,
+		      "python") == 0);
+	rg_process(&w, T + 0, 700, "python train.py");
+	rg_recording(&w, T + 10, 1, RAW_CAUSE_START);
+	rg_mark(&w, T + 300, "Optimizer.__init__#SGD.__init__");
+	if (fetch) {
+		for (int i = 0; i < 2; i++) {   /* two batches a step: the first counts */
+			rg_push(&w, T + 400 + 100 * (uint64_t)i,
+				"enumerate(DataLoader)#_BaseDataLoaderIter.__next__");
+			rg_pop(&w, T + 450 + 100 * (uint64_t)i);
+		}
+	}
+	rg_step(&w, T + 1000, 1);
+	rg_step(&w, T + 2000, 2);
+	raw_writer_close(&w);
+	/* a kernel while the model is set up (moving weights, say), one in step 1 */
+	CHECK(rg_open(&w, d, "dev.raw", 700, 0, RAW_STREAM_DEVICE, RAW_CLOCK_MONOTONIC,
+		      "device") == 0);
+	rg_dev_info(&w, T + 5, 0, "prof sim device");
+	rg_dev_task(&w, RAW_DEV_KERNEL, T + 100, T + 200, 1, 0, 1, "init_k", 0, 0, 0);
+	rg_dev_task(&w, RAW_DEV_KERNEL, T + 600, T + 700, 2, 0, 1, "step_k", 0, 0, 0);
+	raw_writer_close(&w);
+	free(d);
+}
+
+static void test_loop_hints(void)
+{
+	for (int fetch = 0; fetch < 2; fetch++) {
+		char *run = rg_tmpdir(fetch ? "ops-loop-fetch" : "ops-loop-built");
+		loop_run(run, fetch);
+		struct parsed p;
+		parse(run, &p);
+		CHECK(p.st == PARSE_OK && p.trace);
+		if (p.trace) {
+			check_span(p.trace, "ProfilerStep#1", fetch ? 400 : 300, 1000, 700);
+			check_span(p.trace, "ProfilerStep#2", 1000, 2000, 700);
+		}
+		/* step 1's device row: step_k only (100 ns computing), prepared
+		 * from the step's start; init_k was set-up */
+		CHECK_CONTAINS(p.steps_csv, fetch ? "\n0,1,0.100,0.000,0.000,0.000,0.000,0.100,0.000,"
+				"0.000,0.200\n" : "\n0,1,0.100,0.000,0.000,0.000,0.000,0.100,0.000,"
+				"0.000,0.300\n");
+		parsed_free(&p);
+		free(run);
+	}
+}
+
 /* No framework stream: both tables still have their header. */
 static void test_no_ops(void)
 {
@@ -326,6 +382,7 @@ int main(void)
 	test_ops();
 	test_no_ops();
 	test_step_list();
+	test_loop_hints();
 	test_damaged_fw();
 	return unit_done();
 }

@@ -53,7 +53,7 @@ class Hooks:
                 self.ops_guard.on_fail = c.abandon
                 self.ops_guard.call(c.watch_user_profilers, torch)
                 os.register_at_fork(after_in_child=c.after_fork_in_child)
-        self.steps = steps.Steps(self._step_ended, Guard("step", log))
+        self.steps = steps.Steps(self._step_ended, Guard("step", log), self._optimizer_built)
         optim = _module("torch.optim.optimizer")
         path = self.steps.install(optim) if optim is not None else None
         for name in ("torch.utils.data._utils.fetch", "torch.utils.data.dataloader"):
@@ -78,6 +78,10 @@ class Hooks:
             self.agent.step()
         if self.collector is not None and self.ops_guard.on:
             self.ops_guard.call(self.collector.update)
+
+    def _optimizer_built(self, cls_name):
+        # the parse's hint (parse_model_steps.c): the loop starts after this
+        self.agent.mark(("Optimizer.__init__#%s.__init__" % cls_name).encode("utf-8", "replace"))
 
     def explicit_step(self):
         if not self.explicit:

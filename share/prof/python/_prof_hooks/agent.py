@@ -32,6 +32,8 @@ class Agent:
         self.range_push.argtypes, self.range_push.restype = [ctypes.c_char_p], None
         self.range_pop = lib.prof_range_pop
         self.range_pop.argtypes, self.range_pop.restype = [], None
+        self.mark = lib.prof_mark
+        self.mark.argtypes, self.mark.restype = [ctypes.c_char_p], None
         self.has_fw = hasattr(lib, "prof_fw_state") and hasattr(lib, "prof_fw_op")
         if self.has_fw:
             self._state = lib.prof_fw_state

@@ -28,6 +28,11 @@ Where the hook goes, chosen by what the installed torch offers:
     step() that raised never gets its post hook, so the counter keeps the
     frames of the calls in flight and forgets those no longer on the stack.
 
+Path 1 also sees each optimizer being built: on_created(class name) is
+called then (the hooks mark "Optimizer.__init__#<Class>.__init__", which
+tells the parse where a training loop's first step can begin, rather than
+where recording began, before the imports).
+
 DataLoader worker processes never count steps.
 """
 import functools
@@ -71,8 +76,9 @@ class LeaderRule:
 
 
 class Steps:
-    def __init__(self, on_step, guard):
+    def __init__(self, on_step, guard, on_created=None):
         self._on_step = on_step  # called with no argument when a step ends
+        self._on_created = on_created  # called with the class name of a new optimizer
         self.guard = guard
         self.rule = LeaderRule()
         self.count = 0
@@ -116,6 +122,8 @@ class Steps:
         def patcher(opt, *args, **kwargs):
             result = orig(opt, *args, **kwargs)  # torch wraps cls.step (once per class)
             steps.guard.call(steps._wrap_class, type(opt))
+            if steps._on_created is not None and steps.guard.on and not in_dataloader_worker():
+                steps.guard.call(steps._on_created, type(opt).__name__)
             return result
 
         setattr(opt_cls, name, patcher)
