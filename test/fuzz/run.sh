@@ -2,17 +2,17 @@
 # Runs each libFuzzer harness for SECONDS over a copy of its seed corpus
 # (test/fixtures/fuzz/<name>/); fails on any crash, leak or timeout, whose
 # input is left in BUILD_DIR/test/fuzz/artifacts/<name>/.
-#   test/fuzz/run.sh BUILD_DIR SECONDS [NAME...]   (names: raw config archive)
+#   test/fuzz/run.sh BUILD_DIR SECONDS [NAME...]   (names: raw config archive csv)
 set -u
 if [ $# -lt 2 ]; then
-	echo "usage: $0 BUILD_DIR SECONDS [raw|config|archive ...]" >&2
+	echo "usage: $0 BUILD_DIR SECONDS [raw|config|archive|csv ...]" >&2
 	exit 2
 fi
 build=$(cd "$1" && pwd) || exit 2
 secs=$2
 shift 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
-names=${*:-raw config archive}
+names=${*:-raw config archive csv}
 status=0
 for n in $names; do
 	bin=$build/test/fuzz/fuzz_$n

@@ -18,6 +18,9 @@
 #define LLVMFuzzerInitialize fuzz_archive_init
 #include "fuzz/fuzz_archive.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_csv_one
+#include "fuzz/fuzz_csv.c"
+#undef LLVMFuzzerTestOneInput
 
 #include "common/fsutil.h"
 #include "unit.h"
@@ -71,5 +74,6 @@ int main(void)
 	CHECK(replay("config", fuzz_config_one) >= 4);
 	fuzz_archive_init(NULL, NULL);
 	CHECK(replay("archive", fuzz_archive_one) >= 3);
+	CHECK(replay("csv", fuzz_csv_one) >= 4);
 	return unit_done();
 }

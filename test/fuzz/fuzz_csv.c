@@ -1,0 +1,50 @@
+/*
+ * libFuzzer harness for the CSV readers of prof's own outputs, which users
+ * may edit or truncate: prof stats' table reader (lib/stats/csv_read.h)
+ * and the cluster analysis' step_trace_time.csv reader. Every cell of a
+ * parsed table is read back; a table's shape must hold.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/cluster.h"
+#include "stats/csv_read.h"
+
+static void read_table(const char *text, size_t size)
+{
+	struct csv_table t;
+	char err[256];
+	if (csv_table_parse(&t, text, size, err, sizeof err) != 0) {
+		if (strnlen(err, sizeof err) == 0)
+			__builtin_trap();   /* a failure says why */
+		return;
+	}
+	size_t sum = 0;
+	for (size_t r = 0; r < t.nrows; r++)
+		for (size_t c = 0; c < t.ncols; c++)
+			sum += strlen(csv_cell(&t, r, c));
+	if (t.ncols && csv_column(&t, t.cells[0]) != 0)
+		__builtin_trap();           /* the first header field is column 0 */
+	(void)sum;
+	csv_table_free(&t);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	read_table(text, size);
+	struct cluster_rank r;
+	memset(&r, 0, sizeof r);
+	if (cluster_read_step_csv(text, &r) == 0)
+		for (size_t i = 1; i < r.nsteps; i++)
+			if (r.steps[i - 1].step > r.steps[i].step)
+				__builtin_trap();   /* sorted by step */
+	free(r.steps);
+	free(text);
+	return 0;
+}
