@@ -15,6 +15,7 @@
 
 #include "common/csv_out.h"
 #include "common/fsutil.h"
+#include "common/num.h"
 #include "parse/out_file.h"
 
 #define OUT_NAME "cluster_analysis_output"
@@ -184,7 +185,7 @@ int cluster_read_step_csv(const char *text, struct cluster_rank *r)
 		p += l;
 		if (nf != CLUSTER_NCOLS + 2)
 			continue;
-		struct cluster_step s = { .step = (int64_t)f[1] };
+		struct cluster_step s = { .step = num_to_i64(f[1]) };
 		memcpy(s.v, f + 2, sizeof s.v);
 		int dev = f[0] >= 0;
 		size_t i;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/num.h"
 #include "stats/csv_read.h"
 
 int stats_parse_num(const char *s, double *out)
@@ -81,8 +82,8 @@ int stats_load_steps(const char *outdir, struct stats_steps *s, char *err, size_
 			return -1;
 		}
 		struct stats_step *st = &s->rows[s->n++];
-		st->device = (int)v[0];
-		st->step = (long)v[1];
+		st->device = num_to_int(v[0]);
+		st->step = (long)num_to_i64(v[1]);
 		st->computing = v[2];
 		st->comm_not_overlapped = v[3];
 		st->overlapped = v[4];
@@ -198,7 +199,7 @@ int stats_load_kernels(const char *outdir, struct stats_agg *a, const char **sou
 			double v[4];
 			if (nums(&t, r, idx + 2, 4, v, *source, err, errlen) != 0)
 				goto fail;
-			if (stats_agg_add(a, csv_cell(&t, r, (size_t)idx[1]), NULL, (uint64_t)v[0],
+			if (stats_agg_add(a, csv_cell(&t, r, (size_t)idx[1]), NULL, num_to_u64(v[0]),
 					  &v[1], &v[2], &v[3]) != 0)
 				goto oom;
 		}
@@ -243,7 +244,7 @@ int stats_load_api(const char *outdir, struct stats_agg *a, char *err, size_t er
 		if (nums(&t, r, idx + 2, 4, v, "api_statistic.csv", err, errlen) != 0)
 			goto fail;
 		if (stats_agg_add(a, csv_cell(&t, r, (size_t)idx[1]), csv_cell(&t, r, (size_t)idx[0]),
-				  (uint64_t)v[0], &v[1], &v[2], &v[3]) != 0) {
+				  num_to_u64(v[0]), &v[1], &v[2], &v[3]) != 0) {
 			snprintf(err, errlen, "out of memory");
 			goto fail;
 		}

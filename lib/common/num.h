@@ -1,0 +1,37 @@
+/*
+ * Doubles read from text (a CSV a user may have edited) into integers:
+ * C leaves a conversion out of range undefined, so these saturate, and
+ * NaN gives 0. Found by fuzzing the CSV readers.
+ */
+#ifndef PROF_NUM_H
+#define PROF_NUM_H
+
+#include <stdint.h>
+
+static inline int64_t num_to_i64(double v)
+{
+	if (!(v == v))
+		return 0;
+	if (v >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (v <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)v;
+}
+
+static inline uint64_t num_to_u64(double v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v >= 18446744073709551615.0)
+		return UINT64_MAX;
+	return (uint64_t)v;
+}
+
+static inline int num_to_int(double v)
+{
+	int64_t i = num_to_i64(v);
+	return i > INT32_MAX ? INT32_MAX : i < INT32_MIN ? INT32_MIN : (int)i;
+}
+
+#endif
