@@ -27,10 +27,12 @@ static enum coltype type_of(const char *s)
 	(void)strtoll(s, &end, 10);
 	if (!*end && !errno)
 		return C_INT;
+	/* decimal notation only: strtod also takes "NaN", "Infinity" and hex,
+	 * which as REAL would turn names into numbers (NaN into NULL) */
+	if (s[strspn(s, "0123456789+-.eE")] != '\0')
+		return C_TEXT;
 	(void)strtod(s, &end);
-	if (!*end && strcmp(s, "nan") && strcmp(s, "inf") && strcmp(s, "-inf"))
-		return C_REAL;
-	return C_TEXT;
+	return !*end ? C_REAL : C_TEXT;
 }
 
 static enum coltype widen(enum coltype a, enum coltype b)
