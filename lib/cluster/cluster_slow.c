@@ -7,6 +7,7 @@
 
 #include "cluster/cluster.h"
 #include "common/json_out.h"
+#include "common/num.h"
 #include "common/strbuf.h"
 #include "parse/out_file.h"
 
@@ -16,21 +17,6 @@ const int cluster_phase_col[CLUSTER_NPHASES] = {
 const char *const cluster_phase_name[CLUSTER_NPHASES] = {
 	"Computing", "Communication(Not Overlapped)", "Free"
 };
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) (sorts v); the mean of the middle two for even n. */
-static double median(double *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof *v, cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -92,7 +78,7 @@ static void worst_rank(const struct cluster *c, int64_t step, int ph, double *va
 		if (st)
 			vals[n++] = st->v[col];
 	}
-	double med = median(vals, n);
+	double med = num_median(vals, n);
 	verdict(w, -1, ph, med, med);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct cluster_step *st = find_step(&c->ranks[i], step);
@@ -112,7 +98,7 @@ static double typical(const struct cluster_rank *r, int col, double *scratch)
 {
 	for (size_t k = 0; k < r->nsteps; k++)
 		scratch[k] = r->steps[k].v[col];
-	return median(scratch, r->nsteps);
+	return num_median(scratch, r->nsteps);
 }
 
 /* per rank in phase `ph`: its typical step; slow when above the median of
@@ -128,7 +114,7 @@ static void slow_ranks(const struct cluster *c, struct cluster_slow *s, int ph, 
 		if (r->nsteps)
 			vals[n++] = means[i * CLUSTER_NPHASES + ph];
 	}
-	double med = median(vals, n);
+	double med = num_median(vals, n);
 	s->median[ph] = med;
 	double limit = med * CLUSTER_SLOW_RATIO;
 	if (limit < CLUSTER_SLOW_MIN_US)

@@ -77,30 +77,20 @@ void csv_str(struct csv *c, const char *s)
 	csv_strn(c, s ? s : "", s ? strlen(s) : 0);
 }
 
-/* Writes v in decimal ending just before `end`; returns where it begins. */
-static char *digits(char *end, uint64_t v)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
-
 void csv_int(struct csv *c, int64_t v)
 {
-	char b[32], *p = digits(b + sizeof b, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
-	if (v < 0)
-		*--p = '-';
+	char b[24];
+	size_t n = jo_fmt_int(b, v);
 	sep(c);
-	put(c, p, (size_t)(b + sizeof b - p));
+	put(c, b, n);
 }
 
 void csv_uint(struct csv *c, uint64_t v)
 {
-	char b[32], *p = digits(b + sizeof b, v);
+	char b[24];
+	size_t n = jo_fmt_uint(b, v);
 	sep(c);
-	put(c, p, (size_t)(b + sizeof b - p));
+	put(c, b, n);
 }
 
 void csv_fixed(struct csv *c, double v, int decimals)

@@ -1,12 +1,18 @@
 /*
- * Doubles read from text (a CSV a user may have edited) into integers:
+ * Numbers read back from prof's outputs. Doubles read from text (a CSV a
+ * user may have edited) into integers:
  * C leaves a conversion out of range undefined, so these saturate, and
  * NaN gives 0. Found by fuzzing the CSV readers.
  */
 #ifndef PROF_NUM_H
 #define PROF_NUM_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+/* The median of v[0..n) (sorts v), the mean of the middle two for an even
+ * n, 0 for none: the cluster's typical step and prof stats' median step. */
+double num_median(double *v, size_t n);
 
 static inline int64_t num_to_i64(double v)
 {

@@ -104,20 +104,6 @@ void stats_steps_free(struct stats_steps *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 void stats_steps_summarize(const struct stats_steps *s, struct stats_step_summary *sum)
 {
 	double *times = malloc((s->n ? s->n : 1) * sizeof *times);
@@ -145,7 +131,7 @@ void stats_steps_summarize(const struct stats_steps *s, struct stats_step_summar
 		sum->steps++;
 		sum->total += longest;
 	}
-	sum->median = times ? median_of(times, sum->steps) : 0;
+	sum->median = times ? num_median(times, sum->steps) : 0;
 	free(times);
 	sum->other = sum->rows_total - sum->computing - sum->communication - sum->free_time;
 	if (fabs(sum->other) < 0.0005)
