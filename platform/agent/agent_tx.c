@@ -28,6 +28,17 @@ static inline void *begin_record(struct agent_thread *t, uint16_t type, uint32_t
 	return r;
 }
 
+/* The id of a record's name; 0 when its definition did not fit (the
+ * stream stopped), and then the record is counted lost: one naming id 0
+ * would read as damage. */
+static inline uint32_t name_id(struct agent_thread *t, const char *name, uint64_t ts)
+{
+	uint32_t id = raw_writer_intern(&t->w, name, ts);
+	if (__builtin_expect(id == 0, 0))
+		raw_writer_lose(&t->w, 1);
+	return id;
+}
+
 /* A record whose payload is one interned name: MARK and RANGE_PUSH share
  * the layout {u32 id, u32 pad}. Returns 1 when it was written. */
 static inline int record_name(uint16_t type, const char *name)
@@ -38,13 +49,9 @@ static inline int record_name(uint16_t type, const char *name)
 	if (!t)
 		return 0;
 	uint64_t ts = agent_ticks();
-	uint32_t id = raw_writer_intern(&t->w, name, ts);
-	if (__builtin_expect(id == 0, 0)) {
-		/* The name's definition did not fit (the stream stopped): a
-		 * record naming id 0 would read as damage. */
-		raw_writer_lose(&t->w, 1);
+	uint32_t id = name_id(t, name, ts);
+	if (!id)
 		return 0;
-	}
 	struct raw_record *r = begin_record(t, type, REC_SIZE(struct raw_mark), ts);
 	if (!r)
 		return 0;
@@ -94,7 +101,9 @@ uint64_t prof_range_start(const char *name)
 		return 0;
 	uint64_t rid = __atomic_add_fetch(&agent.range_next, 1, __ATOMIC_RELAXED);
 	uint64_t ts = agent_ticks();
-	uint32_t id = raw_writer_intern(&t->w, name, ts);
+	uint32_t id = name_id(t, name, ts);
+	if (!id)
+		return 0;
 	struct raw_record *r = begin_record(t, RAW_REC_RANGE_START, REC_SIZE(struct raw_range_start), ts);
 	if (!r)
 		return 0;
