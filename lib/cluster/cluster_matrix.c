@@ -45,14 +45,21 @@ static const struct group *groups_find(const struct groups *g, const char *name,
 	return NULL;
 }
 
-/* The string value after `"key": "` on a line, up to its closing quote
- * (group names and rank lists hold no escaped quote). */
+/* The string value of `"key"` on a line, up to its closing quote (group
+ * names and rank lists hold no escaped quote); with or without spaces
+ * around the colon, as traces of earlier versions have them. */
 static const char *str_arg(const char *line, const char *key, size_t *len)
 {
 	const char *p = strstr(line, key);
 	if (!p)
 		return NULL;
 	p += strlen(key);
+	p += strspn(p, " ");
+	if (*p++ != ':')
+		return NULL;
+	p += strspn(p, " ");
+	if (*p++ != '"')
+		return NULL;
 	const char *q = strchr(p, '"');
 	if (!q)
 		return NULL;
@@ -108,8 +115,8 @@ static void read_groups(const char *run_dir, struct groups *g)
 	size_t cap = 0;
 	while (getline(&line, &cap, f) > 0) {
 		size_t nl, rl;
-		const char *name = str_arg(line, "\"Process Group Name\": \"", &nl);
-		const char *ranks = str_arg(line, "\"Process Group Ranks\": \"", &rl);
+		const char *name = str_arg(line, "\"Process Group Name\"", &nl);
+		const char *ranks = str_arg(line, "\"Process Group Ranks\"", &rl);
 		if (name && ranks)
 			groups_add(g, name, nl, ranks, rl);
 	}

@@ -104,9 +104,9 @@ void csv_fixed(struct csv *c, double v, int decimals)
 void csv_ns_us(struct csv *c, int64_t ns)
 {
 	char b[32];
-	jo_fmt_us3(b, ns);
+	size_t n = jo_fmt_us3(b, ns);
 	sep(c);
-	put(c, b, strlen(b));
+	put(c, b, n);
 }
 
 void csv_end_row(struct csv *c)

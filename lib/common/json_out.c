@@ -192,6 +192,14 @@ void jo_init_sb(struct jo *j, struct strbuf *sb, int line_depth)
 	j->line_depth = line_depth;
 }
 
+void jo_tight(struct jo *j) { j->tight = 1; }
+
+/* The separator after a key: ": " unless the key is inside a tight line. */
+static inline size_t key_sep_len(const struct jo *j)
+{
+	return j->tight && j->depth > j->line_depth ? 2 : 3;
+}
+
 static void put_cstr_escaped(struct jo *j, const char *s)
 {
 	put_escaped(j, s, strlen(s));
@@ -210,7 +218,7 @@ static void before_item_slow(struct jo *j)
 {
 	if (j->depth > 0 && j->count[j->depth - 1]) {
 		put(j, ",", 1);
-		if (j->depth > j->line_depth)
+		if (j->depth > j->line_depth && !j->tight)
 			put(j, " ", 1);
 	}
 	if (j->depth > 0 && j->depth <= j->line_depth)
@@ -231,7 +239,7 @@ static inline void before_item(struct jo *j)
 	if (d > j->line_depth) {
 		unsigned char *c = &j->count[d - 1];
 		if (*c) {
-			put(j, ", ", 2);
+			put(j, ", ", 2u - j->tight);
 			if (*c < 255)
 				(*c)++;
 		} else {
@@ -275,23 +283,24 @@ void (jo_key)(struct jo *j, const char *key)
 	before_item(j);
 	put(j, "\"", 1);
 	put_cstr_escaped(j, key);
-	put(j, "\": ", 3);
+	put(j, "\": ", key_sep_len(j));
 	j->after_key = 1;
 }
 
 void jo_key_plain(struct jo *j, const char *key, size_t n)
 {
 	before_item(j);
+	size_t sep = key_sep_len(j);
 	if (j->f && j->blen + n + 4 <= j->cap) {
 		char *d = j->out + j->blen;
 		d[0] = '"';
 		memcpy(d + 1, key, n);
 		memcpy(d + 1 + n, "\": ", 3);
-		j->blen += n + 4;
+		j->blen += n + 1 + sep;
 	} else {
 		put(j, "\"", 1);
 		put(j, key, n);
-		put(j, "\": ", 3);
+		put(j, "\": ", sep);
 	}
 	j->after_key = 1;
 }
@@ -381,7 +390,7 @@ void jo_fixed(struct jo *j, double v, int decimals)
 	jo_raw(j, b);
 }
 
-char *jo_fmt_us3(char *buf, int64_t ns)
+size_t jo_fmt_us3(char *buf, int64_t ns)
 {
 	/* Through the unsigned magnitude so INT64_MIN does not overflow. */
 	uint64_t m = magnitude(ns);
@@ -395,16 +404,17 @@ char *jo_fmt_us3(char *buf, int64_t ns)
 	p = digits(end, m / 1000);
 	if (ns < 0)
 		*--p = '-';
-	memcpy(buf, p, (size_t)(tmp + sizeof tmp - p));
-	return buf;
+	size_t n = (size_t)(tmp + sizeof tmp - p);
+	memcpy(buf, p, n);
+	return n - 1;
 }
 
 void jo_ns_us(struct jo *j, int64_t ns)
 {
 	char b[32];
-	jo_fmt_us3(b, ns);
+	size_t n = jo_fmt_us3(b, ns);
 	before_item(j);
-	put(j, b, strlen(b));
+	put(j, b, n);
 }
 
 static void jo_number(struct jo *j, double d)
@@ -468,6 +478,18 @@ size_t jo_fmt_int(char *b, int64_t v)
 	return n;
 }
 
+/* The separators of an event head, loose (", ", ": ") and tight. */
+enum { H_PH, H_CAT, H_NAME, H_NONAME, H_PID, H_TID, H_TS, H_N };
+struct sep { const char *s; size_t n; };
+#define H(s) { s, sizeof(s) - 1 }
+static const struct sep head_sep[2][H_N] = {
+	{ H("\"ph\": \""), H("\", \"cat\": \""), H("\", \"name\": \""), H("\", \"name\": null"),
+	  H(", \"pid\": "), H(", \"tid\": "), H(", \"ts\": ") },
+	{ H("\"ph\":\""), H("\",\"cat\":\""), H("\",\"name\":\""), H("\",\"name\":null"),
+	  H(",\"pid\":"), H(",\"tid\":"), H(",\"ts\":") },
+};
+#undef H
+
 /* What jo_obj_begin and the six jo_k* calls write, the separators known
  * in advance: each call's state check was a fifth of writing a trace. */
 void jo_event_head(struct jo *j, const char *ph, const char *cat, const char *name,
@@ -486,28 +508,30 @@ void jo_event_head(struct jo *j, const char *ph, const char *cat, const char *na
 		jo_kns_us(j, "ts", ts_ns);
 		return;
 	}
-	put(j, "\"ph\": \"", 7);
+	const struct sep *h = head_sep[j->tight != 0];
+	put(j, h[H_PH].s, h[H_PH].n);
 	put_cstr_escaped(j, ph);
 	if (cat) {
-		put(j, "\", \"cat\": \"", 11);
+		put(j, h[H_CAT].s, h[H_CAT].n);
 		put_cstr_escaped(j, cat);
 	}
 	if (name) {
-		put(j, "\", \"name\": \"", 12);
+		put(j, h[H_NAME].s, h[H_NAME].n);
 		put_cstr_escaped(j, name);
 		put(j, "\"", 1);
 	} else {
-		put(j, "\", \"name\": null", 15);
+		put(j, h[H_NONAME].s, h[H_NONAME].n);
 	}
-	memcpy(num, ", \"pid\": ", 9);
-	size_t n = 9 + jo_fmt_int(num + 9, pid);
-	memcpy(num + n, ", \"tid\": ", 9);
-	n += 9;
+	size_t n = 0;
+	memcpy(num, h[H_PID].s, h[H_PID].n);
+	n += h[H_PID].n;
+	n += jo_fmt_int(num + n, pid);
+	memcpy(num + n, h[H_TID].s, h[H_TID].n);
+	n += h[H_TID].n;
 	n += jo_fmt_int(num + n, tid);
-	memcpy(num + n, ", \"ts\": ", 8);
-	n += 8;
-	jo_fmt_us3(num + n, ts_ns);
-	n += strlen(num + n);
+	memcpy(num + n, h[H_TS].s, h[H_TS].n);
+	n += h[H_TS].n;
+	n += jo_fmt_us3(num + n, ts_ns);
 	put(j, num, n);
 	j->count[j->depth - 1] = cat ? 6 : 5;
 }

@@ -2,12 +2,14 @@
  * Writing JSON as a stream: to a FILE (large outputs such as trace_view.json
  * never sit in memory) or to a strbuf. The writer inserts commas, escapes
  * strings (quotes, backslash, control characters as \u00XX, invalid UTF-8
- * replaced by U+FFFD) and writes `": "` after every key, so that consumers
- * with whitespace-sensitive regexes (HTA's `"rank":\s+(\d+)`) match.
+ * replaced by U+FFFD) and writes `": "` after every key that starts a
+ * line, so that consumers with whitespace-sensitive regexes (HTA's
+ * `"rank":\s+(\d+)`) match.
  *
  * Layout: values nested no deeper than `line_depth` start on their own
- * line; deeper ones stay on the line of their parent. line_depth 2 gives a
- * trace file one event per line.
+ * line; deeper ones stay on the line of their parent, separated by ", "
+ * and ": " (by "," and ":" once jo_tight). line_depth 2 gives a trace file
+ * one event per line.
  */
 #ifndef PROF_JSON_OUT_H
 #define PROF_JSON_OUT_H
@@ -34,10 +36,14 @@ struct jo {
 	int error;               /* nesting misuse or a write failed */
 	unsigned char count[JO_MAX_DEPTH]; /* items so far at each depth (saturates) */
 	unsigned char after_key;
+	unsigned char tight;     /* jo_tight: no spaces inside a line */
 };
 
 void jo_init_file(struct jo *j, FILE *f, int line_depth);
 void jo_init_sb(struct jo *j, struct strbuf *sb, int line_depth);
+/* Items within a line separated by "," and ":" alone: a tenth less of
+ * trace_view.json to write, and to read back. */
+void jo_tight(struct jo *j);
 /* A FILE output written by a thread of its own, a megabyte at a time
  * (common/bgwrite.h), for the largest outputs; stays as it was when no
  * thread can be had. Until jo_finish the FILE is the writer's. */
@@ -100,8 +106,9 @@ int jo_finish(struct jo *j);
 /* Appends `s` (n bytes) escaped, without the quotes. */
 void jo_escape(struct strbuf *sb, const char *s, size_t n);
 
-/* Formats ns as "us.nnn" (see jo_ns_us) into buf (>= 32 bytes); returns buf. */
-char *jo_fmt_us3(char *buf, int64_t ns);
+/* Formats ns as "us.nnn" (see jo_ns_us) into buf (>= 32 bytes), with a
+ * NUL after it; returns its length. */
+size_t jo_fmt_us3(char *buf, int64_t ns);
 /* Writes v in decimal into buf (>= 21 bytes, no NUL); returns the length. */
 size_t jo_fmt_int(char *buf, int64_t v);
 /* The same for an unsigned v. */

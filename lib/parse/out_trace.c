@@ -11,6 +11,7 @@ int out_trace_open(struct out_trace *t, const char *dir, const struct out_trace_
 	t->base = m->base_mono_ns;
 	t->events = 0;
 	jo_init_file(&t->j, t->file.f, 2);
+	jo_tight(&t->j);
 	jo_background(&t->j);
 	jo_obj_begin(&t->j);
 	jo_kint(&t->j, "schemaVersion", 1);

@@ -113,6 +113,7 @@ void out_trace_api(struct out_trace *t, int64_t pid, int64_t tid, const char *ca
 }
 
 #define LIT(b, n, s) (memcpy((b) + (n), (s), sizeof(s) - 1), (n) += sizeof(s) - 1)
+#define SEP(b, n, j, lo, ti) ((j)->tight ? LIT(b, n, ti) : LIT(b, n, lo))
 
 /* Two flow events per launch: built in one buffer and written as one item
  * (through the writer, key by key, they cost as much as the kernel's own
@@ -120,22 +121,22 @@ void out_trace_api(struct out_trace *t, int64_t pid, int64_t tid, const char *ca
 void out_trace_flow(struct out_trace *t, const char *ph, uint64_t id, int64_t pid, int64_t tid,
 		    uint64_t ns)
 {
+	const struct jo *j = &t->j;
 	char b[192];
 	size_t n = 0;
-	LIT(b, n, "{\"ph\": \"");
+	SEP(b, n, j, "{\"ph\": \"", "{\"ph\":\"");
 	b[n++] = ph[0] == 'f' ? 'f' : 's';
-	LIT(b, n, "\", \"id\": ");
+	SEP(b, n, j, "\", \"id\": ", "\",\"id\":");
 	n += jo_fmt_uint(b + n, id);
-	LIT(b, n, ", \"pid\": ");
+	SEP(b, n, j, ", \"pid\": ", ",\"pid\":");
 	n += jo_fmt_int(b + n, pid);
-	LIT(b, n, ", \"tid\": ");
+	SEP(b, n, j, ", \"tid\": ", ",\"tid\":");
 	n += jo_fmt_int(b + n, tid);
-	LIT(b, n, ", \"ts\": ");
-	jo_fmt_us3(b + n, out_trace_rel(t, ns));
-	n += strlen(b + n);
-	LIT(b, n, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"");
+	SEP(b, n, j, ", \"ts\": ", ",\"ts\":");
+	n += jo_fmt_us3(b + n, out_trace_rel(t, ns));
+	SEP(b, n, j, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"", ",\"cat\":\"ac2g\",\"name\":\"ac2g\"");
 	if (ph[0] == 'f')
-		LIT(b, n, ", \"bp\": \"e\"");
+		SEP(b, n, j, ", \"bp\": \"e\"", ",\"bp\":\"e\"");
 	b[n++] = '}';
 	b[n] = '\0';
 	jo_raw(&t->j, b);

@@ -41,7 +41,8 @@ static void test_escape(void)
 static void check_us(int64_t ns, const char *want)
 {
 	char b[32];
-	CHECK_STR(jo_fmt_us3(b, ns), want);
+	CHECK(jo_fmt_us3(b, ns) == strlen(want));
+	CHECK_STR(b, want);
 }
 
 static void test_us(void)
@@ -92,6 +93,46 @@ static void test_layout(void)
 	cJSON *back = cJSON_Parse(sb.buf);
 	CHECK(back != NULL);
 	cJSON_Delete(back);
+	sb_free(&sb);
+}
+
+/* jo_tight: the items of an event line without spaces, the event head's
+ * shortcut included; keys that start a line keep ": " (HTA's rank regex). */
+static void test_tight(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct jo j;
+	jo_init_sb(&j, &sb, 2);
+	jo_tight(&j);
+	jo_obj_begin(&j);
+	jo_key(&j, "distributedInfo");
+	jo_obj_begin(&j);
+	jo_kint(&j, "rank", 3);
+	jo_obj_end(&j);
+	jo_key(&j, "traceEvents");
+	jo_arr_begin(&j);
+	jo_event_head(&j, "X", "kernel", "k \"1\"", 7, -2, 1500);
+	jo_kns_us(&j, "dur", 2000);
+	jo_key(&j, "args");
+	jo_obj_begin(&j);
+	jo_kuint(&j, "grid", 4);
+	jo_key(&j, "block");
+	jo_arr_begin(&j);
+	jo_int(&j, 1);
+	jo_str(&j, "a");
+	jo_arr_end(&j);
+	jo_obj_end(&j);
+	jo_obj_end(&j);
+	jo_event_head(&j, "i", NULL, NULL, 1, 1, 0);
+	jo_obj_end(&j);
+	jo_arr_end(&j);
+	jo_obj_end(&j);
+	CHECK(jo_finish(&j) == 0);
+	CHECK_STR(sb.buf,
+		  "{\n  \"distributedInfo\": {\n    \"rank\": 3\n  },\n  \"traceEvents\": [\n"
+		  "    {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k \\\"1\\\"\",\"pid\":7,"
+		  "\"tid\":-2,\"ts\":1.500,\"dur\":2.000,\"args\":{\"grid\":4,\"block\":[1,\"a\"]}},\n"
+		  "    {\"ph\":\"i\",\"name\":null,\"pid\":1,\"tid\":1,\"ts\":0.000}\n  ]\n}");
 	sb_free(&sb);
 }
 
@@ -217,6 +258,7 @@ int main(void)
 	test_escape();
 	test_us();
 	test_layout();
+	test_tight();
 	test_misuse();
 	test_cjson();
 	test_csv();

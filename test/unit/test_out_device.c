@@ -241,13 +241,13 @@ static void check_meta(const struct parsed *p)
 	const cJSON *t = p->trace;
 	const char *dp = strstr(p->trace_text, "\"deviceProperties\"");
 	CHECK(dp && dp < strstr(p->trace_text, "\"traceEvents\""));
-	CHECK_CONTAINS(p->trace_text, "{\"id\": 0, \"name\": \"prof sim device\", \"totalGlobalMem\": "
-		       "17179869184, \"computeMajor\": 1, \"computeMinor\": 0, \"numSms\": 8}");
+	CHECK_CONTAINS(p->trace_text, "{\"id\":0,\"name\":\"prof sim device\",\"totalGlobalMem\":"
+		       "17179869184,\"computeMajor\":1,\"computeMinor\":0,\"numSms\":8}");
 	CHECK_STR(meta_name(t, "process_name", 0, -1), "SIM 0");
 	CHECK_STR(meta_name(t, "thread_name", 0, 3), "stream 3");
-	CHECK_CONTAINS(p->trace_text, "\"name\": \"process_labels\", \"pid\": 0, \"tid\": 0, "
-		       "\"ts\": 0, \"args\": {\"labels\": \"GPU 0\"}");
-	CHECK_CONTAINS(p->trace_text, "\"args\": {\"sort_index\": 5000000}");
+	CHECK_CONTAINS(p->trace_text, "\"name\":\"process_labels\",\"pid\":0,\"tid\":0,"
+		       "\"ts\":0,\"args\":{\"labels\":\"GPU 0\"}");
+	CHECK_CONTAINS(p->trace_text, "\"args\":{\"sort_index\":5000000}");
 	CHECK(count(t, "C", "Device Utilization") == 2);
 	CHECK(count(t, "i", "[memory]") == 3);
 	const cJSON *nv = find(t, "X", "nvtx_region", 0);

@@ -140,10 +140,10 @@ static void check_trace(const struct parsed *p)
 static void check_args(const struct parsed *p)
 {
 	char want[512];
-	snprintf(want, sizeof want, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", "
-		 "\"pid\": 700, \"tid\": 700, \"ts\": %" PRId64 ".100, \"dur\": 0.500, \"args\": "
-		 "{\"External id\": 2, \"Input Dims\": " SHAPES ", \"Input type\": [\"float\", "
-		 "\"float\"], \"Call stack\": \"" STACK "\", \"Sequence number\": 7}}",
+	snprintf(want, sizeof want, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\","
+		 "\"pid\":700,\"tid\":700,\"ts\":%" PRId64 ".100,\"dur\":0.500,\"args\":"
+		 "{\"External id\":2,\"Input Dims\":" SHAPES ",\"Input type\":[\"float\", "
+		 "\"float\"],\"Call stack\":\"" STACK "\",\"Sequence number\":7}}",
 		 rel(0) / 1000);
 	CHECK_CONTAINS(p->trace_text, want);
 	const cJSON *bw = op_at(p->trace, "MulBackward0", 1500);

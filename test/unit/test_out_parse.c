@@ -127,8 +127,8 @@ static void check_top(const struct parsed *p)
 static void check_ranges(const struct parsed *p)
 {
 	char want[160];
-	snprintf(want, sizeof want, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": "
-		 "\"train\", \"pid\": 100, \"tid\": 100, \"ts\": %" PRId64 ".100, \"dur\": 2.000}",
+	snprintf(want, sizeof want, "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":"
+		 "\"train\",\"pid\":100,\"tid\":100,\"ts\":%" PRId64 ".100,\"dur\":2.000}",
 		 rel(0) / 1000);
 	CHECK_CONTAINS(p->trace_text, want);
 	CHECK(count(p->trace, "X", NULL) == 14);   /* 3 of them windows */
@@ -159,7 +159,7 @@ static void check_async_and_marks(const struct parsed *p)
 	const cJSON *hello = find(p->trace, "i", "hello \"q\"\n", 0);
 	CHECK(hello && strcmp(s_of(hello, "s"), "t") == 0 &&
 	      strcmp(s_of(hello, "cat"), "user_annotation") == 0);
-	CHECK_CONTAINS(p->trace_text, "\"name\": \"hello \\\"q\\\"\\n\"");
+	CHECK_CONTAINS(p->trace_text, "\"name\":\"hello \\\"q\\\"\\n\"");
 	CHECK(find(p->trace, "i", "after-exec", 0) != NULL);
 	CHECK(count(p->trace, "i", "recording resumed") == 3);
 	CHECK(count(p->trace, "i", "recording paused") == 1);
@@ -209,10 +209,10 @@ static void check_names(const struct parsed *p)
 	CHECK_STR(meta_name(p->trace, "thread_name", 100, 0), "prof windows");
 	CHECK_STR(meta_name(p->trace, "thread_name", 200, 0), "prof windows");
 	CHECK(count(p->trace, "M", "process_labels") == 3);
-	CHECK_CONTAINS(p->trace_text, "{\"ph\": \"M\", \"name\": \"process_labels\", \"pid\": 100, "
-		       "\"tid\": 0, \"ts\": 0, \"args\": {\"labels\": \"CPU\"}}");
-	CHECK_CONTAINS(p->trace_text, "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": 200, "
-		       "\"tid\": 0, \"ts\": 0, \"args\": {\"sort_index\": 200}}");
+	CHECK_CONTAINS(p->trace_text, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":100,"
+		       "\"tid\":0,\"ts\":0,\"args\":{\"labels\":\"CPU\"}}");
+	CHECK_CONTAINS(p->trace_text, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":200,"
+		       "\"tid\":0,\"ts\":0,\"args\":{\"sort_index\":200}}");
 	CHECK(count(p->trace, "M", NULL) == 19);
 }
 
