@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/copy.h"
 #include "common/json_out.h"
 #include "common/scan.h"
 
@@ -30,7 +31,7 @@ static inline void put(struct csv *c, const char *s, size_t n)
 			return;
 		}
 	}
-	memcpy(c->buf + c->blen, s, n);
+	copy_short(c->buf + c->blen, s, n);
 	c->blen += n;
 }
 

@@ -26,6 +26,8 @@ void csv_header(struct csv *c, const char *header);
 
 void csv_str(struct csv *c, const char *s);       /* NULL: empty field */
 void csv_strn(struct csv *c, const char *s, size_t n);
+/* A string literal: its length known without a strlen per row. */
+#define csv_lit(c, lit) csv_strn((c), "" lit "", sizeof(lit) - 1)
 void csv_int(struct csv *c, int64_t v);
 void csv_uint(struct csv *c, uint64_t v);
 /* A double with `decimals` digits after the point; NaN/inf: empty field. */

@@ -1,17 +1,42 @@
 /*
  * How far a string runs before the first byte JSON or CSV must treat
  * specially, sixteen bytes at a time where SSE2 is there (every x86-64),
- * a byte at a time elsewhere. Only bytes inside the string are read.
- * Looking at names a byte at a time was the largest single cost of writing
- * a trace.
+ * a byte at a time elsewhere. Looking at names a byte at a time was the
+ * largest single cost of writing a trace.
+ *
+ * The last bytes of a string (fewer than sixteen: all of most names) are
+ * looked at with one 16-byte load too when that load stays within the
+ * string's page: bytes past the string are read, never used, and cannot
+ * fault. Sanitized builds, which would call that read out of bounds, look
+ * at them a byte at a time.
  */
 #ifndef PROF_SCAN_H
 #define PROF_SCAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SCAN_OVERREAD 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define SCAN_OVERREAD 0
+#endif
+#endif
+#if !defined(SCAN_OVERREAD) && defined(__SSE2__)
+#define SCAN_OVERREAD 1
+#elif !defined(SCAN_OVERREAD)
+#define SCAN_OVERREAD 0
+#endif
+
+/* Whether 16 bytes from s stay on s's (4 KiB or larger) page. */
+static inline int scan_same_page(const char *s)
+{
+	return ((uintptr_t)s & 4095) <= 4096 - 16;
+}
 
 /* The bytes of s[0..n) before the first control, '"', '\\' or non-ASCII. */
 static inline size_t scan_json_plain(const char *s, size_t n)
@@ -28,6 +53,15 @@ static inline size_t scan_json_plain(const char *s, size_t n)
 		if (bits)
 			return i + (size_t)__builtin_ctz((unsigned)bits);
 	}
+#if SCAN_OVERREAD
+	if (i < n && scan_same_page(s + i)) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i m = _mm_or_si128(_mm_cmplt_epi8(x, sp),
+					 _mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, bs)));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m) | (1u << (n - i));
+		return i + (size_t)__builtin_ctz(bits);
+	}
+#endif
 #endif
 	for (; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -52,6 +86,15 @@ static inline size_t scan_csv_plain(const char *s, size_t n)
 		if (bits)
 			return i + (size_t)__builtin_ctz((unsigned)bits);
 	}
+#if SCAN_OVERREAD
+	if (i < n && scan_same_page(s + i)) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, a), _mm_cmpeq_epi8(x, b)),
+					 _mm_or_si128(_mm_cmpeq_epi8(x, c), _mm_cmpeq_epi8(x, d)));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m) | (1u << (n - i));
+		return i + (size_t)__builtin_ctz(bits);
+	}
+#endif
 #endif
 	for (; i < n; i++)
 		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')

@@ -26,23 +26,23 @@ void out_kernel_row(struct out_kernel *k, const struct out_kernel_row *r)
 	struct csv *c = &k->c;
 	out_spill_key(k->spill, r->pid, r->attr_ns);
 	csv_uint(c, r->device);
-	csv_str(c, NA);
+	csv_lit(c, NA);
 	csv_uint(c, r->correlation);
 	csv_uint(c, r->stream);
 	csv_str(c, r->name);
 	csv_str(c, r->type);
-	csv_str(c, NA);
+	csv_lit(c, NA);
 	csv_str(c, r->core);
 	csv_ns_us(c, (int64_t)(r->start_ns - k->base));
 	csv_ns_us(c, (int64_t)(r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0));
 	csv_ns_us(c, (int64_t)r->wait_ns);
 	csv_uint(c, r->blocks);
-	csv_str(c, NA);
-	csv_str(c, NA);
+	csv_lit(c, NA);
+	csv_lit(c, NA);
 	csv_str(c, r->shapes ? r->shapes : NA);
 	csv_str(c, r->types ? r->types : NA);
 	for (int i = 0; i < 4; i++)
-		csv_str(c, NA);
+		csv_lit(c, NA);
 	csv_end_row(c);
 	k->rows++;
 }

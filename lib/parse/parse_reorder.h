@@ -8,6 +8,11 @@
  * that record's start + PARSE_REORDER_WINDOW_NS (10 s of device time), or
  * once the stream is read to its end.
  *
+ * Most records come in order: those later than every record still waiting
+ * go to a queue (already sorted, no heap work: the heap was a twentieth of
+ * a parse's instructions); only the others go to the heap. The earliest
+ * record is the earlier of the two heads.
+ *
  * Memory: one 16-byte entry (start ns and the record's place in the
  * mapping) per record in the window, at most PARSE_REORDER_MAX entries
  * (32 MiB), and the file's pages the window spans (the page cache's); a full window hands out its earliest record early (counted in
@@ -29,8 +34,11 @@ struct reorder_ent {
 };
 
 struct parse_reorder {
-	struct reorder_ent *heap;
-	size_t n, cap;
+	struct reorder_ent *heap;  /* the records that came out of order */
+	size_t nheap, cap;
+	struct reorder_ent *run;   /* the in-order ones: a ring, oldest at head */
+	size_t head, nrun, runcap; /* runcap: 0 or a power of two */
+	size_t n;                  /* records waiting: nheap + nrun */
 	uint64_t window_ns;        /* PARSE_REORDER_WINDOW_NS unless a test sets it */
 	size_t max;                /* PARSE_REORDER_MAX unless a test sets it */
 	uint64_t high;             /* latest start read so far */

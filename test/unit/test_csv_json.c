@@ -5,8 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/copy.h"
 #include "common/csv_out.h"
 #include "common/json_out.h"
+#include "common/scan.h"
 #include "unit/unit.h"
 
 static char *esc(const char *s, size_t n)
@@ -56,6 +61,32 @@ static void test_us(void)
 	check_us(-1, "-0.001");
 	check_us(INT64_MAX, "9223372036854775.807");
 	check_us(INT64_MIN, "-9223372036854775.808");
+}
+
+/* Integers against printf at every digit-count boundary and the extremes. */
+static void test_ints(void)
+{
+	char b[32], want[32];
+	uint64_t p = 1;
+	for (int k = 0; k <= 20; k++) {
+		uint64_t vs[3] = { p - 1, p, p + 1 };
+		for (int i = 0; i < 3; i++) {
+			size_t n = jo_fmt_uint(b, vs[i]);
+			snprintf(want, sizeof want, "%llu", (unsigned long long)vs[i]);
+			CHECK(n == strlen(want) && memcmp(b, want, n) == 0);
+			int64_t sv = (int64_t)vs[i];
+			n = jo_fmt_int(b, -sv);
+			snprintf(want, sizeof want, "%lld", (long long)-sv);
+			CHECK(n == strlen(want) && memcmp(b, want, n) == 0);
+		}
+		p = k < 19 ? p * 10 : p;
+	}
+	size_t n = jo_fmt_uint(b, UINT64_MAX);
+	CHECK(n == 20 && memcmp(b, "18446744073709551615", 20) == 0);
+	n = jo_fmt_int(b, INT64_MIN);
+	CHECK(n == 20 && memcmp(b, "-9223372036854775808", 20) == 0);
+	n = jo_fmt_int(b, 0);
+	CHECK(n == 1 && b[0] == '0');
 }
 
 static void test_layout(void)
@@ -134,6 +165,62 @@ static void test_tight(void)
 		  "\"tid\":-2,\"ts\":1.500,\"dur\":2.000,\"args\":{\"grid\":4,\"block\":[1,\"a\"]}},\n"
 		  "    {\"ph\":\"i\",\"name\":null,\"pid\":1,\"tid\":1,\"ts\":0.000}\n  ]\n}");
 	sb_free(&sb);
+}
+
+static size_t json_plain_ref(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x80 &&
+	       s[i] != '"' && s[i] != '\\')
+		i++;
+	return i;
+}
+
+static size_t csv_plain_ref(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && !strchr(",\"\r\n", s[i]))
+		i++;
+	return i;
+}
+
+/* The scans against a byte-at-a-time reference, for every length to 40 and
+ * every position of a special byte, with strings placed to end right before
+ * an unreadable page (the tail's 16-byte load must not cross into it) and
+ * anywhere else; copy_short against memcpy for the same lengths. */
+static void test_scan(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(map != MAP_FAILED);
+	if (map == MAP_FAILED)
+		return;
+	CHECK(mprotect(map + page, (size_t)page, PROT_NONE) == 0);
+	memset(map, 'a', (size_t)page);
+	static const char specials[] = { '"', '\\', '\n', ',', '\r', 0x01, (char)0xc3, ' ' };
+	for (size_t n = 0; n <= 40; n++) {
+		char *at[2] = { map + page - n, map + 100 };
+		for (int w = 0; w < 2; w++) {
+			char *str = at[w];
+			for (size_t pos = 0; pos <= n; pos++) {
+				for (size_t k = 0; k < sizeof specials; k++) {
+					memset(str, 'a', n);
+					if (pos < n)
+						str[pos] = specials[k];
+					CHECK(scan_json_plain(str, n) == json_plain_ref(str, n));
+					CHECK(scan_csv_plain(str, n) == csv_plain_ref(str, n));
+				}
+			}
+			char d[64];
+			memset(d, '#', sizeof d);
+			for (size_t i = 0; i < n; i++)
+				str[i] = (char)('A' + i % 26);
+			copy_short(d + 1, str, n);
+			CHECK(memcmp(d + 1, str, n) == 0 && d[0] == '#' && d[n + 1] == '#');
+		}
+	}
+	munmap(map, (size_t)page * 2);
 }
 
 static void test_misuse(void)
@@ -257,8 +344,10 @@ int main(void)
 	test_background();
 	test_escape();
 	test_us();
+	test_ints();
 	test_layout();
 	test_tight();
+	test_scan();
 	test_misuse();
 	test_cjson();
 	test_csv();
