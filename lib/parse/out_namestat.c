@@ -44,13 +44,19 @@ static struct out_namestat_entry *entry_new(struct out_namestat *st, int32_t gro
 	return e;
 }
 
-static struct out_namestat_entry *entry_of(struct out_namestat *st, int32_t group,
-					   const char *tag, const char *name)
+static int entry_is(const struct out_namestat_entry *e, int32_t group, const char *tag,
+		    const char *name)
+{
+	return e->group == group && strcmp(e->tag, tag) == 0 && strcmp(e->name, name) == 0;
+}
+
+static struct out_namestat_entry *entry_hashed(struct out_namestat *st, int32_t group,
+					       const char *tag, const char *name)
 {
 	uint64_t h = hash(group, tag, name);
 	struct out_namestat_entry *head = parse_idmap_get(&st->by_hash, h);
 	for (struct out_namestat_entry *e = head; e; e = e->next)
-		if (e->group == group && strcmp(e->tag, tag) == 0 && strcmp(e->name, name) == 0)
+		if (entry_is(e, group, tag, name))
 			return e;
 	struct out_namestat_entry *e = entry_new(st, group, tag, name);
 	if (!e)
@@ -62,6 +68,22 @@ static struct out_namestat_entry *entry_of(struct out_namestat *st, int32_t grou
 		free(e);
 		return NULL;
 	}
+	return e;
+}
+
+/* Through the cache first; its hits are checked by content, so an address
+ * reused for another name only misses. */
+static struct out_namestat_entry *entry_of(struct out_namestat *st, int32_t group,
+					   const char *tag, const char *name)
+{
+	uint64_t k = ((uint64_t)(uintptr_t)name ^ ((uint64_t)(uintptr_t)tag << 7) ^
+		      (uint64_t)(uint32_t)group) * 0x9e3779b97f4a7c15ull;
+	struct out_namestat_entry **slot = &st->cache[(k >> 56) & (OUT_NAMESTAT_CACHE - 1)];
+	if (*slot && entry_is(*slot, group, tag, name))
+		return *slot;
+	struct out_namestat_entry *e = entry_hashed(st, group, tag, name);
+	if (e)
+		*slot = e;
 	return e;
 }
 

@@ -20,10 +20,17 @@ struct out_namestat_entry {
 	struct out_namestat_entry *next;  /* same hash */
 };
 
+#define OUT_NAMESTAT_CACHE 256
+
 struct out_namestat {
 	struct parse_idmap by_hash;
 	struct out_namestat_entry **v; /* in order of first use, until sorted */
 	size_t n, cap;
+	/* The entry last found for a name at this address: a name comes from
+	 * a stream's string table, the same pointer call after call, so a hit
+	 * costs two string compares, not a hash of the whole name (a kernel's
+	 * can be hundreds of bytes). */
+	struct out_namestat_entry *cache[OUT_NAMESTAT_CACHE];
 };
 
 void out_namestat_init(struct out_namestat *st);
