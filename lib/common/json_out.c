@@ -361,33 +361,34 @@ static uint64_t magnitude(int64_t v)
 	return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 }
 
-/* Room for a number (jo_fmt_*: at most 21 bytes and a NUL) straight in
- * the buffer, or NULL. */
-static inline char *room(struct jo *j)
+/* Where to format a number (jo_fmt_*: at most 22 bytes and a NUL):
+ * straight in the buffer when it has room, else in `spare`. */
+static inline char *room(struct jo *j, char *spare)
 {
-	return j->f && j->blen + 32 <= j->cap ? j->out + j->blen : NULL;
+	return j->f && j->blen + 32 <= j->cap ? j->out + j->blen : spare;
+}
+
+/* The n bytes formatted at d: already in place, or put from the spare. */
+static inline void formatted(struct jo *j, const char *d, size_t n)
+{
+	if (j->f && d == j->out + j->blen)
+		j->blen += n;
+	else
+		put(j, d, n);
 }
 
 void jo_int(struct jo *j, int64_t v)
 {
 	before_item(j);
-	char b[32], *d = room(j);
-	size_t n = jo_fmt_int(d ? d : b, v);
-	if (d)
-		j->blen += n;
-	else
-		put(j, b, n);
+	char b[32], *d = room(j, b);
+	formatted(j, d, jo_fmt_int(d, v));
 }
 
 void jo_uint(struct jo *j, uint64_t v)
 {
 	before_item(j);
-	char b[32], *d = room(j);
-	size_t n = jo_fmt_uint(d ? d : b, v);
-	if (d)
-		j->blen += n;
-	else
-		put(j, b, n);
+	char b[32], *d = room(j, b);
+	formatted(j, d, jo_fmt_uint(d, v));
 }
 
 void jo_bool(struct jo *j, int v) { jo_raw(j, v ? "true" : "false"); }
@@ -441,12 +442,8 @@ size_t jo_fmt_us3(char *buf, int64_t ns)
 void jo_ns_us(struct jo *j, int64_t ns)
 {
 	before_item(j);
-	char b[32], *d = room(j);
-	size_t n = jo_fmt_us3(d ? d : b, ns);
-	if (d)
-		j->blen += n;
-	else
-		put(j, b, n);
+	char b[32], *d = room(j, b);
+	formatted(j, d, jo_fmt_us3(d, ns));
 }
 
 static void jo_number(struct jo *j, double d)
