@@ -95,16 +95,7 @@ int model_init(struct parse_model *m, struct parse_stream *streams, size_t n,
 	       const struct model_outs *outs, FILE *log)
 {
 	memset(m, 0, sizeof *m);
-	m->trace = outs->trace;
-	m->host = outs->host;
-	m->meta = outs->meta;
-	m->details = outs->details;
-	m->opstat = outs->opstat;
-	m->kernels = outs->kernels;
-	m->apis = outs->apis;
-	m->mem = outs->mem;
-	m->comm = outs->comm;
-	m->devuse = outs->devuse;
+	m->out = *outs;
 	m->log = log;
 	for (size_t i = 0; i < n; i++)
 		if (attach(m, &streams[i]) != 0)
@@ -166,7 +157,7 @@ static void thread_meta(struct parse_model *m, int32_t pid, const struct model_t
 		snprintf(buf, sizeof buf, "thread %d (%s)", t->tid, name);
 	else
 		snprintf(buf, sizeof buf, "thread %d", t->tid);
-	out_trace_thread(m->trace, pid, model_out_tid(t), buf, model_out_tid(t));
+	out_trace_thread(m->out.trace, pid, model_out_tid(t), buf, model_out_tid(t));
 }
 
 static int thread_shown(const struct model_thread *t)
@@ -200,7 +191,7 @@ static void proc_meta(struct parse_model *m, size_t i, size_t end)
 			sb_puts(&sb, " -> ");
 		sb_puts(&sb, proc_name(m->procs[k]));
 	}
-	out_trace_process(m->trace, m->procs[i]->pid, sb.buf ? sb.buf : "", "CPU",
+	out_trace_process(m->out.trace, m->procs[i]->pid, sb.buf ? sb.buf : "", "CPU",
 			  m->procs[i]->pid);
 	sb_free(&sb);
 	int windows = 0;
@@ -213,7 +204,7 @@ static void proc_meta(struct parse_model *m, size_t i, size_t end)
 		}
 	}
 	if (windows)
-		out_trace_thread(m->trace, m->procs[i]->pid, MODEL_WINDOWS_TID, "prof windows",
+		out_trace_thread(m->out.trace, m->procs[i]->pid, MODEL_WINDOWS_TID, "prof windows",
 				 MODEL_WINDOWS_TID);
 }
 
@@ -242,7 +233,7 @@ void model_finish(struct parse_model *m)
 		proc_meta(m, i, end);
 	}
 	for (size_t i = 0; i < m->nhost; i++)
-		out_trace_process(m->trace, m->host_pids[i], "Host", "Host", -1);
+		out_trace_process(m->out.trace, m->host_pids[i], "Host", "Host", -1);
 	model_dev_meta(m);
 }
 

@@ -239,16 +239,7 @@ struct model_outs {
 struct parse_model {
 	struct model_proc **procs;
 	size_t nprocs;
-	struct out_trace *trace;
-	struct out_host *host;
-	struct out_meta *meta;
-	struct out_op_details *details;
-	struct out_op_stat *opstat;
-	struct out_kernel *kernels;
-	struct out_api_stat *apis;
-	struct out_memory *mem;
-	struct out_comm *comm;
-	struct out_dev_usage *devuse;
+	struct model_outs out;
 	struct parse_idmap op_json;    /* shapes/types texts checked: out_trace_op.h */
 	uint64_t op_ids;               /* External ids given */
 	FILE *log;

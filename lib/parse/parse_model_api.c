@@ -36,7 +36,7 @@ void model_api_flush(struct parse_model *m, struct model_proc *p, struct model_t
 	const struct model_api *a = &t->api;
 	uint64_t end = a->end_ns < limit ? a->end_ns : limit;
 	struct out_dev_link l = { a->corr, a->ext_id };
-	out_trace_api(m->trace, p->pid, model_out_tid(t), api_cat(a->domain), a->name, a->start_ns,
+	out_trace_api(m->out.trace, p->pid, model_out_tid(t), api_cat(a->domain), a->name, a->start_ns,
 		      end > a->start_ns ? end : a->start_ns, a->cbid, &l);
 	t->api_waiting = 0;
 }

@@ -74,7 +74,7 @@ static void task_out(struct parse_model *m, struct model_proc *p, const struct m
 		.wait_ns = wait_of(p, k), .blocks = k->blocks,
 		.shapes = c ? c->shapes : NULL, .types = c ? c->types : NULL,
 	};
-	out_kernel_row(m->kernels, &r);
+	out_kernel_row(m->out.kernels, &r);
 	out_op_stat_add_device(model_opstat(m, p), (int32_t)k->device, core, k->name,
 			       k->end_ns - k->start_ns);
 	step_add(p, k);
@@ -94,8 +94,8 @@ static void flow(struct parse_model *m, struct model_proc *p, struct model_corr 
 	if (!c || c->flowed)
 		return;
 	c->flowed = 1;
-	out_trace_flow(m->trace, "s", c->corr, p->pid, c->tid, c->start_ns);
-	out_trace_flow(m->trace, "f", c->corr, device, tid, ns);
+	out_trace_flow(m->out.trace, "s", c->corr, p->pid, c->tid, c->start_ns);
+	out_trace_flow(m->out.trace, "f", c->corr, device, tid, ns);
 }
 
 static const char *copy_name(uint32_t vendor, uint32_t kind)
@@ -152,7 +152,7 @@ void model_on_dev_activity(struct parse_model *m, struct parse_stream *s)
 	struct out_dev_link l = { a.correlation, c ? c->ext_id : 0 };
 	int64_t tid = a.kind == RAW_DEV_SYNC ? MODEL_SYNC_TID_BASE + (int64_t)a.stream : a.stream;
 	model_dev_track(m, a.device, a.vendor, tid);
-	out_trace_activity(m->trace, &a, cat, k.name, tid, s->ns, &l);
+	out_trace_activity(m->out.trace, &a, cat, k.name, tid, s->ns, &l);
 	flow(m, p, c, a.device, tid, s->ns);
 	if (a.kind != RAW_DEV_SYNC)
 		task_out(m, p, &k, c);
@@ -194,12 +194,12 @@ void model_on_dev_collective(struct parse_model *m, struct parse_stream *s)
 	struct out_dev_link l = { rc.correlation, c ? c->ext_id : 0 };
 	model_dev_track(m, rc.device, rc.vendor, rc.stream);
 	rc.end = k.end_ns;
-	out_trace_collective(m->trace, &rc, name, group, ranks, s->ns, &l);
+	out_trace_collective(m->out.trace, &rc, name, group, ranks, s->ns, &l);
 	flow(m, p, c, rc.device, rc.stream, s->ns);
 	task_out(m, p, &k, c);
 	struct out_coll oc = { p->pid, rc.op, rc.vendor, rc.device, rc.rank, rc.peer, k.start_ns,
 			       k.end_ns, rc.bytes, group_seq(p, group), name, group, ranks };
-	out_comm_add(m->comm, p, &oc);
+	out_comm_add(m->out.comm, p, &oc);
 	m->n.dev_collectives++;
 }
 

@@ -55,7 +55,7 @@ static void device_meta(struct parse_model *m, const struct model_track *v, size
 	char name[128], label[32], tname[64];
 	device_name(v, n, name, sizeof name);
 	snprintf(label, sizeof label, "GPU %u", v[0].device);
-	out_trace_process(m->trace, v[0].device, name, label,
+	out_trace_process(m->out.trace, v[0].device, name, label,
 			  MODEL_DEV_SORT_BASE + (int64_t)v[0].device);
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].tid < 0 || (i && v[i].tid == v[i - 1].tid))
@@ -65,7 +65,7 @@ static void device_meta(struct parse_model *m, const struct model_track *v, size
 				 v[i].tid - MODEL_SYNC_TID_BASE);
 		else
 			snprintf(tname, sizeof tname, "stream %" PRId64, v[i].tid);
-		out_trace_thread(m->trace, v[0].device, v[i].tid, tname, v[i].tid);
+		out_trace_thread(m->out.trace, v[0].device, v[i].tid, tname, v[i].tid);
 	}
 }
 

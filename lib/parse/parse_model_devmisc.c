@@ -21,8 +21,8 @@ static void memory_instant(struct parse_model *m, struct model_proc *p,
 	if (!t)
 		return;
 	t->has_dev = 1;
-	struct jo *j = &m->trace->j;
-	out_trace_begin(m->trace, "i", "cpu_instant_event", "[memory]", p->pid, model_out_tid(t), ns);
+	struct jo *j = &m->out.trace->j;
+	out_trace_begin(m->out.trace, "i", "cpu_instant_event", "[memory]", p->pid, model_out_tid(t), ns);
 	jo_kstr(j, "s", "t");
 	jo_key(j, "args");
 	jo_obj_begin(j);
@@ -33,7 +33,7 @@ static void memory_instant(struct parse_model *m, struct model_proc *p,
 	jo_kuint(j, "Total Allocated", total);
 	jo_kuint(j, "Total Reserved", total);
 	jo_obj_end(j);
-	out_trace_end(m->trace);
+	out_trace_end(m->out.trace);
 }
 
 void model_on_dev_memory(struct parse_model *m, struct parse_stream *s)
@@ -47,7 +47,7 @@ void model_on_dev_memory(struct parse_model *m, struct parse_stream *s)
 		.ns = s->ns, .address = rm.address, .bytes = rm.bytes,
 		.is_free = (rm.flags & RAW_MEM_FREE) != 0, .op = op_in_scope(p, rm.tid, s->ns),
 	};
-	uint64_t bytes = 0, total = out_memory_event(m->mem, &ev, &bytes);
+	uint64_t bytes = 0, total = out_memory_event(m->out.mem, &ev, &bytes);
 	if (rm.tid > 0)
 		memory_instant(m, p, &rm, s->ns, ev.is_free ? -(int64_t)bytes : (int64_t)bytes,
 			       total);
@@ -66,12 +66,12 @@ void model_on_dev_sample(struct parse_model *m, struct parse_stream *s)
 	double vm[] = { (double)ds.mem_used_bytes / OUT_MB, (double)ds.mem_total_bytes / OUT_MB };
 	double vp[] = { ds.power_mw / 1000.0 }, vc[] = { ds.sm_clock_mhz }, vt[] = { ds.temperature_c };
 	model_dev_track(m, ds.device, ds.vendor, -1);
-	out_trace_counter(m->trace, ds.device, s->ns, "Device Utilization", util, vu, 2);
-	out_trace_counter(m->trace, ds.device, s->ns, "Device Memory", mem, vm, 2);
-	out_trace_counter(m->trace, ds.device, s->ns, "Device Power", power, vp, 1);
-	out_trace_counter(m->trace, ds.device, s->ns, "Device Clock", clock, vc, 1);
-	out_trace_counter(m->trace, ds.device, s->ns, "Device Temperature", temp, vt, 1);
-	out_dev_usage_row(m->devuse, s->ns, &ds);
+	out_trace_counter(m->out.trace, ds.device, s->ns, "Device Utilization", util, vu, 2);
+	out_trace_counter(m->out.trace, ds.device, s->ns, "Device Memory", mem, vm, 2);
+	out_trace_counter(m->out.trace, ds.device, s->ns, "Device Power", power, vp, 1);
+	out_trace_counter(m->out.trace, ds.device, s->ns, "Device Clock", clock, vc, 1);
+	out_trace_counter(m->out.trace, ds.device, s->ns, "Device Temperature", temp, vt, 1);
+	out_dev_usage_row(m->out.devuse, s->ns, &ds);
 	m->n.dev_samples++;
 }
 
@@ -84,10 +84,10 @@ void model_on_dev_marker(struct parse_model *m, struct parse_stream *s)
 		return;
 	t->has_dev = 1;
 	model_api_flush(m, p, t, s->ns);
-	struct jo *j = &m->trace->j;
+	struct jo *j = &m->out.trace->j;
 	const char *name = parse_stream_str(s, mk.name_id);
 	int range = (mk.flags & RAW_MARKER_RANGE) != 0;
-	out_trace_begin(m->trace, range ? "X" : "i", "user_annotation", name, p->pid,
+	out_trace_begin(m->out.trace, range ? "X" : "i", "user_annotation", name, p->pid,
 			model_out_tid(t), s->ns);
 	if (range)
 		jo_kns_us(j, "dur", mk.end > s->ns ? (int64_t)(mk.end - s->ns) : 0);
@@ -99,7 +99,7 @@ void model_on_dev_marker(struct parse_model *m, struct parse_stream *s)
 		jo_kstr(j, "domain", parse_stream_str(s, mk.domain_id));
 		jo_obj_end(j);
 	}
-	out_trace_end(m->trace);
+	out_trace_end(m->out.trace);
 	m->n.dev_markers++;
 }
 

@@ -23,12 +23,12 @@ void model_on_host_sample(struct parse_model *m, struct parse_stream *s)
 	double vm[] = { (double)h.proc_rss_bytes / OUT_MB, (double)h.sys_mem_used_bytes / OUT_MB };
 	double vd[] = { (double)h.proc_read_bytes / OUT_KB, (double)h.proc_write_bytes / OUT_KB };
 	host_pid(m, pid);
-	out_trace_counter(m->trace, pid, s->ns, "CPU Usage", cpu, vc, 3);
-	out_trace_counter(m->trace, pid, s->ns, "Memory Usage", mem, vm, 2);
-	out_trace_counter(m->trace, pid, s->ns, "Disk Usage", disk, vd, 2);
+	out_trace_counter(m->out.trace, pid, s->ns, "CPU Usage", cpu, vc, 3);
+	out_trace_counter(m->out.trace, pid, s->ns, "Memory Usage", mem, vm, 2);
+	out_trace_counter(m->out.trace, pid, s->ns, "Disk Usage", disk, vd, 2);
 	/* A sampler's first sample has nothing to differ from: no rate. */
 	uint64_t prev = s->host_prev_ns;
-	out_host_row(m->host, s->ns, prev && s->ns > prev ? s->ns - prev : 0, &h);
+	out_host_row(m->out.host, s->ns, prev && s->ns > prev ? s->ns - prev : 0, &h);
 	s->host_prev_ns = s->ns;
 	m->n.host_samples++;
 }
@@ -57,7 +57,7 @@ void model_on_process(struct parse_model *m, struct parse_stream *s)
 void model_on_metadata(struct parse_model *m, struct parse_stream *s)
 {
 	MODEL_PAYLOAD(s, struct raw_metadata, md);
-	out_meta_add(m->meta, parse_stream_str(s, md.key_id), parse_stream_str(s, md.value_id),
+	out_meta_add(m->out.meta, parse_stream_str(s, md.key_id), parse_stream_str(s, md.value_id),
 		     (md.flags & RAW_METADATA_JSON) != 0, m->log);
 }
 
@@ -67,12 +67,12 @@ void model_on_lost(struct parse_model *m, struct parse_stream *s)
 	m->n.lost_records += l.count;
 	if (!s->proc)
 		return;
-	out_trace_begin(m->trace, "i", "prof", "records lost", s->proc->pid, s->file.hdr.tid,
+	out_trace_begin(m->out.trace, "i", "prof", "records lost", s->proc->pid, s->file.hdr.tid,
 			s->ns);
-	jo_kstr(&m->trace->j, "s", "t");
-	jo_key(&m->trace->j, "args");
-	jo_obj_begin(&m->trace->j);
-	jo_kuint(&m->trace->j, "count", l.count);
-	jo_obj_end(&m->trace->j);
-	out_trace_end(m->trace);
+	jo_kstr(&m->out.trace->j, "s", "t");
+	jo_key(&m->out.trace->j, "args");
+	jo_obj_begin(&m->out.trace->j);
+	jo_kuint(&m->out.trace->j, "count", l.count);
+	jo_obj_end(&m->out.trace->j);
+	out_trace_end(m->out.trace);
 }

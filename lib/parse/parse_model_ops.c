@@ -33,11 +33,11 @@ static void op_close(struct parse_model *m, struct model_proc *p, struct model_t
 		.self_ns = dur - (o->child_ns < dur ? o->child_ns : dur),
 		.seq = o->seq, .fwd_tid = o->fwd_tid, .user = (o->flags & RAW_OP_USER) != 0,
 	};
-	out_trace_op(m->trace, &m->op_json, &out);
+	out_trace_op(m->out.trace, &m->op_json, &out);
 	if (o->node)   /* its row waits for its device work */
 		model_devnode_close(m, o->node, &out);
 	else
-		out_op_details_row(m->details, &out);
+		out_op_details_row(m->out.details, &out);
 	out_op_stat_add(model_opstat(m, p), out.name, out.self_ns);
 	m->n.ops++;
 }

@@ -22,9 +22,9 @@ void model_on_mark(struct parse_model *m, struct parse_stream *s)
 	const char *msg = parse_stream_str(s, mk.msg_id);
 	if (s->thr && msg && strncmp(msg, MODEL_BUILT_PREFIX, sizeof MODEL_BUILT_PREFIX - 1) == 0)
 		model_loop_hint(m, s->proc, s->thr, &s->thr->built_ns, s->ns);
-	out_trace_begin(m->trace, "i", CAT_USER, msg, s->proc->pid, s->file.hdr.tid, s->ns);
-	jo_kstr(&m->trace->j, "s", "t");
-	out_trace_end(m->trace);
+	out_trace_begin(m->out.trace, "i", CAT_USER, msg, s->proc->pid, s->file.hdr.tid, s->ns);
+	jo_kstr(&m->out.trace->j, "s", "t");
+	out_trace_end(m->out.trace);
 }
 
 void model_on_push(struct parse_model *m, struct parse_stream *s)
@@ -51,7 +51,7 @@ void model_on_push(struct parse_model *m, struct parse_stream *s)
 static void emit_range(struct parse_model *m, struct parse_stream *s,
 		       const struct model_range *r, uint64_t end_ns, int unfinished)
 {
-	out_trace_complete(m->trace, s->proc->pid, s->file.hdr.tid, CAT_USER, r->name,
+	out_trace_complete(m->out.trace, s->proc->pid, s->file.hdr.tid, CAT_USER, r->name,
 			   r->start_ns, end_ns, -1, unfinished);
 }
 
@@ -92,16 +92,16 @@ static void async_event(struct parse_model *m, const struct model_proc *p, const
 	id[k++] = '.';
 	k += jo_fmt_uint(id + k, a->id);
 	id[k] = '\0';
-	out_trace_begin(m->trace, ph, CAT_USER, a->name, p->pid, tid, ns);
-	jo_kstr(&m->trace->j, "id", id);
+	out_trace_begin(m->out.trace, ph, CAT_USER, a->name, p->pid, tid, ns);
+	jo_kstr(&m->out.trace->j, "id", id);
 	if (unfinished) {
-		jo_key(&m->trace->j, "args");
-		jo_obj_begin(&m->trace->j);
-		jo_key(&m->trace->j, "unfinished");
-		jo_bool(&m->trace->j, 1);
-		jo_obj_end(&m->trace->j);
+		jo_key(&m->out.trace->j, "args");
+		jo_obj_begin(&m->out.trace->j);
+		jo_key(&m->out.trace->j, "unfinished");
+		jo_bool(&m->out.trace->j, 1);
+		jo_obj_end(&m->out.trace->j);
 	}
-	out_trace_end(m->trace);
+	out_trace_end(m->out.trace);
 }
 
 void model_on_start(struct parse_model *m, struct parse_stream *s)

@@ -103,7 +103,7 @@ void model_on_step(struct parse_model *m, struct parse_stream *s)
 		struct out_step st = { p->pid, s->file.hdr.tid, rs.number, step_start(p, s), s->ns };
 		char name[48];
 		snprintf(name, sizeof name, "ProfilerStep#%llu", (unsigned long long)rs.number);
-		out_trace_complete(m->trace, p->pid, st.tid, "user_annotation", name,
+		out_trace_complete(m->out.trace, p->pid, st.tid, "user_annotation", name,
 				   st.start_ns, st.end_ns,
 				   rs.number > INT64_MAX ? INT64_MAX : (int64_t)rs.number, 0);
 		if (add_step(m, p, &st) == 0)
@@ -152,14 +152,14 @@ void model_on_recording(struct parse_model *m, struct parse_stream *s)
 		return;
 	}
 	switch_proc(m, s->proc, on, rr.cause, s->ns);
-	out_trace_begin(m->trace, "i", "prof", on ? "recording resumed" : "recording paused",
+	out_trace_begin(m->out.trace, "i", "prof", on ? "recording resumed" : "recording paused",
 			s->proc->pid, s->file.hdr.tid, s->ns);
-	jo_kstr(&m->trace->j, "s", "p");
-	jo_key(&m->trace->j, "args");
-	jo_obj_begin(&m->trace->j);
-	jo_kstr(&m->trace->j, "cause", model_cause_name(rr.cause));
-	jo_obj_end(&m->trace->j);
-	out_trace_end(m->trace);
+	jo_kstr(&m->out.trace->j, "s", "p");
+	jo_key(&m->out.trace->j, "args");
+	jo_obj_begin(&m->out.trace->j);
+	jo_kstr(&m->out.trace->j, "cause", model_cause_name(rr.cause));
+	jo_obj_end(&m->out.trace->j);
+	out_trace_end(m->out.trace);
 }
 
 /* A step's row for device `device` among the stored rows from *k on. */

@@ -15,12 +15,12 @@ int model_step_wanted(const struct parse_model *m, uint64_t number)
 
 struct out_op_stat *model_opstat(struct parse_model *m, struct model_proc *p)
 {
-	return m->want_steps ? &p->sel_ops : m->opstat;
+	return m->want_steps ? &p->sel_ops : m->out.opstat;
 }
 
 struct out_api_stat *model_apistat(struct parse_model *m, struct model_proc *p)
 {
-	return m->want_steps ? &p->sel_apis : m->apis;
+	return m->want_steps ? &p->sel_apis : m->out.apis;
 }
 
 void model_stepsel_end(struct parse_model *m, struct model_proc *p, int known,
@@ -29,8 +29,8 @@ void model_stepsel_end(struct parse_model *m, struct model_proc *p, int known,
 	if (!m->want_steps)
 		return;
 	if (known && model_step_wanted(m, number) &&
-	    (out_namestat_merge(&m->opstat->st, &p->sel_ops.st) ||
-	     out_namestat_merge(&m->apis->st, &p->sel_apis.st)))
+	    (out_namestat_merge(&m->out.opstat->st, &p->sel_ops.st) ||
+	     out_namestat_merge(&m->out.apis->st, &p->sel_apis.st)))
 		m->n.sel_nomem++;
 	out_namestat_zero(&p->sel_ops.st);
 	out_namestat_zero(&p->sel_apis.st);

@@ -29,7 +29,7 @@ static void emit(struct parse_model *m, struct model_proc *p, uint64_t end_ns)
 	char name[96];
 	snprintf(name, sizeof name, "Window #%llu (%s)", (unsigned long long)p->win_no,
 		 model_cause_name(p->win_cause));
-	out_trace_complete(m->trace, p->pid, MODEL_WINDOWS_TID, "prof", name, p->win_start,
+	out_trace_complete(m->out.trace, p->pid, MODEL_WINDOWS_TID, "prof", name, p->win_start,
 			   end_ns > p->win_start ? end_ns : p->win_start, -1, 0);
 	p->win_open = 0;
 	m->n.windows++;
