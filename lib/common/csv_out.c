@@ -96,10 +96,10 @@ void csv_uint(struct csv *c, uint64_t v)
 
 void csv_fixed(struct csv *c, double v, int decimals)
 {
-	char b[64] = "";
-	if (isfinite(v))
-		snprintf(b, sizeof b, "%.*f", decimals, v);
-	csv_str(c, b);
+	char b[JO_FIXED_MAX];
+	size_t n = isfinite(v) ? jo_fmt_fixed(b, v, decimals) : 0;
+	sep(c);
+	put(c, b, n);
 }
 
 void csv_ns_us(struct csv *c, int64_t ns)

@@ -17,7 +17,9 @@ static void sink_sb(void *ctx, const char *s, size_t n) { sb_add(ctx, s, n); }
 
 static void flush_buf(struct jo *j)
 {
-	if (j->bg)
+	if (!j->f)
+		sb_add(j->sb, j->out, j->blen);
+	else if (j->bg)
 		j->out = bgw_swap(j->bg, j->out, j->blen);
 	else if (j->blen && fwrite(j->out, 1, j->blen, j->f) != j->blen)
 		j->error = 1;
@@ -190,6 +192,8 @@ void jo_init_sb(struct jo *j, struct strbuf *sb, int line_depth)
 {
 	memset(j, 0, sizeof *j);
 	j->sb = sb;
+	j->out = j->buf;   /* only for items written in place */
+	j->cap = JO_BUF;
 	j->line_depth = line_depth;
 }
 
@@ -396,27 +400,85 @@ void jo_null(struct jo *j) { jo_raw(j, "null"); }
 
 void jo_fixed(struct jo *j, double v, int decimals)
 {
-	char b[64];
 	if (!isfinite(v)) {
 		jo_null(j);
 		return;
 	}
-	snprintf(b, sizeof b, "%.*f", decimals, v);
-	jo_raw(j, b);
+	before_item(j);
+	char b[JO_FIXED_MAX], *d = j->f && j->blen + sizeof b <= j->cap ? j->out + j->blen : b;
+	formatted(j, d, jo_fmt_fixed(d, v, decimals));
 }
+
+static const uint64_t tens[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+};
 
 /* Decimal digits of v: log10 from the bit length (1233/4096 ~ log10(2)),
  * one less below the power of ten it guessed. */
 static unsigned ndigits(uint64_t v)
 {
-	static const uint64_t pow10[20] = {
-		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-		10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
-	};
 	unsigned t = ((64u - (unsigned)__builtin_clzll(v | 1)) * 1233u) >> 12;
-	return t + 1 - ((v | 1) < pow10[t]);
+	return t + 1 - ((v | 1) < tens[t]);
+}
+
+/* |v| * 10^decimals rounded to an integer as printf rounds it: half to even
+ * on v's exact binary value (v = m * 2^ex). 0 when it cannot say (|v| of
+ * 2^53 and more): the caller asks printf. */
+static int fixed_scaled(double v, int decimals, unsigned __int128 *q)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	int bexp = (int)(bits >> 52 & 0x7ff);
+	uint64_t m = bits & ((1ull << 52) - 1);
+	int ex = bexp ? bexp - 1075 : -1074;
+	if (bexp)
+		m |= 1ull << 52;
+	if (ex > 0)
+		return 0;
+	unsigned __int128 x = (unsigned __int128)m * tens[decimals];
+	unsigned sh = (unsigned)-ex;
+	if (sh >= 120) {   /* x < 2^83: below half of the last place */
+		*q = 0;
+		return 1;
+	}
+	unsigned __int128 r = x >> sh, rem = x - (r << sh), half = sh ? (unsigned __int128)1 << (sh - 1) : 0;
+	if (sh && (rem > half || (rem == half && (r & 1))))
+		r++;
+	*q = r;
+	return 1;
+}
+
+size_t jo_fmt_fixed(char *b, double v, int decimals)
+{
+	unsigned __int128 q;
+	if (decimals < 0 || decimals > 9 || !isfinite(v) || !fixed_scaled(v, decimals, &q)) {
+		int n = snprintf(b, JO_FIXED_MAX, "%.*f", decimals, v);
+		return n < 0 ? 0 : (size_t)n < JO_FIXED_MAX ? (size_t)n : JO_FIXED_MAX - 1;
+	}
+	/* q < 2^53 * 10^9: its whole part fits 64 bits */
+	uint64_t p = tens[decimals], whole, frac;
+	if (q >> 64) {
+		whole = (uint64_t)(q / p);
+		frac = (uint64_t)(q % p);
+	} else {   /* 64-bit division: a tenth of the time */
+		whole = (uint64_t)q / p;
+		frac = (uint64_t)q % p;
+	}
+	size_t n = 0;
+	if (signbit(v))
+		b[n++] = '-';
+	n += jo_fmt_uint(b + n, whole);
+	if (decimals) {
+		b[n++] = '.';
+		for (int i = decimals - 1; i >= 0; i--, frac /= 10)
+			b[n + (size_t)i] = (char)('0' + frac % 10);
+		n += (size_t)decimals;
+	}
+	b[n] = '\0';
+	return n;
 }
 
 size_t jo_fmt_us3(char *buf, int64_t ns)
@@ -517,15 +579,98 @@ static const struct sep head_sep[2][H_N] = {
 };
 #undef H
 
+char *jo_item_at(struct jo *j)
+{
+	before_item(j);
+	return jo_room(j, j->out + j->blen);
+}
+
+char *jo_room_slow(struct jo *j, char *p)
+{
+	j->blen = (size_t)(p - j->out);
+	flush_buf(j);
+	return j->out + j->blen;
+}
+
+/* The rest of a string the fast way could not take, through the writer. */
+static char *escaped_rest(struct jo *j, char *p, const char *s, size_t n)
+{
+	j->blen = (size_t)(p - j->out);
+	if (!j->f)
+		flush_buf(j);
+	put_escaped(j, s, n);
+	return jo_room(j, j->out + j->blen);
+}
+
+char *jo_cstr_at(struct jo *j, char *p, const char *s)
+{
+	size_t k = scan_json_copy(p, s, j->out + j->cap - JO_ROOM);
+	if (!s[k])
+		return p + k;
+	return escaped_rest(j, p + k, s + k, strlen(s + k));
+}
+
+char *jo_strn_at(struct jo *j, char *p, const char *s, size_t n)
+{
+	if (scan_json_plain(s, n) == n && n <= (size_t)(j->out + j->cap - p) - JO_ROOM) {
+		copy_short(p, s, n);
+		return p + n;
+	}
+	return escaped_rest(j, p, s, n);
+}
+
+char *jo_raw_at(struct jo *j, char *p, const char *s)
+{
+	size_t n = strlen(s);
+	if (n <= (size_t)(j->out + j->cap - p) - JO_ROOM) {
+		copy_short(p, s, n);
+		return p + n;
+	}
+	j->blen = (size_t)(p - j->out);
+	if (!j->f)
+		flush_buf(j);
+	put(j, s, n);
+	return jo_room(j, j->out + j->blen);
+}
+
+char *jo_event_at(struct jo *j, char *p, const char *ph, const char *cat, const char *name,
+		  int64_t pid, int64_t tid, int64_t ts_ns)
+{
+	const struct sep *h = head_sep[j->tight != 0];
+	*p++ = '{';
+	memcpy(p, h[H_PH].s, h[H_PH].n);
+	p = jo_cstr_at(j, p + h[H_PH].n, ph);
+	if (cat) {
+		memcpy(p, h[H_CAT].s, h[H_CAT].n);
+		p = jo_cstr_at(j, p + h[H_CAT].n, cat);
+	}
+	if (name) {
+		memcpy(p, h[H_NAME].s, h[H_NAME].n);
+		p = jo_cstr_at(j, p + h[H_NAME].n, name);
+		*p++ = '"';
+	} else {
+		memcpy(p, h[H_NONAME].s, h[H_NONAME].n);
+		p += h[H_NONAME].n;
+	}
+	memcpy(p, h[H_PID].s, h[H_PID].n);
+	p += h[H_PID].n;
+	p += jo_fmt_int(p, pid);
+	memcpy(p, h[H_TID].s, h[H_TID].n);
+	p += h[H_TID].n;
+	p += jo_fmt_int(p, tid);
+	memcpy(p, h[H_TS].s, h[H_TS].n);
+	p += h[H_TS].n;
+	return p + jo_fmt_us3(p, ts_ns);
+}
+
 /* What jo_obj_begin and the six jo_k* calls write, the separators known
  * in advance: each call's state check was a fifth of writing a trace. */
 void jo_event_head(struct jo *j, const char *ph, const char *cat, const char *name,
 		   int64_t pid, int64_t tid, int64_t ts_ns)
 {
-	char num[80];
-	int inline_ = j->depth + 1 > j->line_depth;
-	open_(j, '{');
-	if (!inline_) {   /* a layout with one key per line: the general way */
+	if (j->depth + 1 <= j->line_depth || j->depth >= JO_MAX_DEPTH) {
+		/* a layout with one key per line: the general way */
+		jo_obj_begin(j);
 		jo_kstr(j, "ph", ph);
 		if (cat)
 			jo_kstr(j, "cat", cat);
@@ -535,32 +680,9 @@ void jo_event_head(struct jo *j, const char *ph, const char *cat, const char *na
 		jo_kns_us(j, "ts", ts_ns);
 		return;
 	}
-	const struct sep *h = head_sep[j->tight != 0];
-	put(j, h[H_PH].s, h[H_PH].n);
-	put_cstr_escaped(j, ph);
-	if (cat) {
-		put(j, h[H_CAT].s, h[H_CAT].n);
-		put_cstr_escaped(j, cat);
-	}
-	if (name) {
-		put(j, h[H_NAME].s, h[H_NAME].n);
-		put_cstr_escaped(j, name);
-		put(j, "\"", 1);
-	} else {
-		put(j, h[H_NONAME].s, h[H_NONAME].n);
-	}
-	size_t n = 0;
-	memcpy(num, h[H_PID].s, h[H_PID].n);
-	n += h[H_PID].n;
-	n += jo_fmt_int(num + n, pid);
-	memcpy(num + n, h[H_TID].s, h[H_TID].n);
-	n += h[H_TID].n;
-	n += jo_fmt_int(num + n, tid);
-	memcpy(num + n, h[H_TS].s, h[H_TS].n);
-	n += h[H_TS].n;
-	n += jo_fmt_us3(num + n, ts_ns);
-	put(j, num, n);
-	j->count[j->depth - 1] = cat ? 6 : 5;
+	char *p = jo_item_at(j);
+	jo_item_end(j, jo_event_at(j, p, ph, cat, name, pid, tid, ts_ns));
+	j->count[j->depth++] = cat ? 6 : 5;
 }
 
 void jo_abort(struct jo *j)

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "common/strbuf.h"
 
 #define JO_MAX_DEPTH 32
@@ -95,6 +96,45 @@ void jo_cjson(struct jo *j, const struct cJSON *v);
 void jo_event_head(struct jo *j, const char *ph, const char *cat, const char *name,
 		   int64_t pid, int64_t tid, int64_t ts_ns);
 
+/* Items written in place, for outputs of many small items of a few shapes
+ * (the trace's event lines): room is made once for a stretch of text and
+ * the caller writes it with no checks, where the calls above check the
+ * writer's state at every key and number (most of writing a trace).
+ *
+ *	char *p = jo_item_at(j);          the item's separator written
+ *	p = JO_LIT(p, "{\"ph\":\"X\"");
+ *	p += jo_fmt_int(p, v);
+ *	p = jo_cstr_at(j, p, name);       a string's body, escaped
+ *	p = jo_room(j, p);                before another JO_ROOM bytes
+ *	jo_item_end(j, p);
+ *
+ * Each call leaves JO_ROOM bytes of room at what it returns. */
+#define JO_ROOM 512
+#define JO_LIT(p, lit) ((char *)memcpy((p), "" lit "", sizeof(lit) - 1) + sizeof(lit) - 1)
+char *jo_item_at(struct jo *j);
+char *jo_room_slow(struct jo *j, char *p);
+static inline char *jo_room(struct jo *j, char *p)
+{
+	return (size_t)(j->out + j->cap - p) >= JO_ROOM ? p : jo_room_slow(j, p);
+}
+/* The body of NUL-terminated s (n bytes of s for jo_strn_at), escaped. */
+char *jo_cstr_at(struct jo *j, char *p, const char *s);
+char *jo_strn_at(struct jo *j, char *p, const char *s, size_t n);
+/* NUL-terminated text already in JSON form, as it is. */
+char *jo_raw_at(struct jo *j, char *p, const char *s);
+static inline void jo_item_end(struct jo *j, char *p)
+{
+	j->blen = (size_t)(p - j->out);
+	if (!j->f)   /* a strbuf output takes every byte at once */
+		jo_room_slow(j, p);
+}
+
+/* An event head (as jo_event_head writes it, the object not left open)
+ * at p, for an event whose keys stay on its line (depth + 1 >
+ * line_depth). */
+char *jo_event_at(struct jo *j, char *p, const char *ph, const char *cat, const char *name,
+		  int64_t pid, int64_t tid, int64_t ts_ns);
+
 /* Gives up a FILE output: stops a background writer (what it had is
  * written or not); the caller then discards the file. */
 void jo_abort(struct jo *j);
@@ -113,5 +153,11 @@ size_t jo_fmt_us3(char *buf, int64_t ns);
 size_t jo_fmt_int(char *buf, int64_t v);
 /* The same for an unsigned v. */
 size_t jo_fmt_uint(char *buf, uint64_t v);
+/* v with `decimals` digits after the point into buf (JO_FIXED_MAX bytes),
+ * with a NUL after it, exactly as printf's "%.*f" (rounded half to even on
+ * v's binary value), without printf for |v| < 2^53 and up to 9 decimals;
+ * returns its length (longer texts, |v| above 1e300 say, are cut). */
+#define JO_FIXED_MAX 352
+size_t jo_fmt_fixed(char *buf, double v, int decimals);
 
 #endif

@@ -19,16 +19,17 @@ static FILE *spill_of(struct out_comm *c, const void *owner)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (c->src[i].owner == owner)
-			return c->src[i].f;
+			return c->src[i].spill.f;
 	struct out_comm_src *v = realloc(c->src, (c->n + 1) * sizeof *v);
 	if (!v)
 		return NULL;
 	c->src = v;
-	FILE *f = out_file_scratch(c->dir);
-	if (!f)
+	struct out_comm_src *s = &v[c->n];
+	s->owner = owner;
+	if (out_file_scratch(&s->spill, c->dir) != 0)
 		return NULL;
-	v[c->n++] = (struct out_comm_src){ owner, f };
-	return f;
+	c->n++;
+	return s->spill.f;
 }
 
 void out_comm_add(struct out_comm *c, const void *owner, const struct out_coll *r)
@@ -160,7 +161,7 @@ static int merge_steps(struct out_comm *c, struct outs *o, struct cursor *k,
 	int64_t step = 0; /* set by min_step before use */
 	int rc = 0;
 	for (size_t i = 0; i < c->n; i++) {
-		k[i].f = c->src[i].f;
+		k[i].f = c->src[i].spill.f;
 		rewind(k[i].f);
 		advance(&k[i], f, have_steps);
 	}
@@ -213,7 +214,7 @@ int out_comm_write(struct out_comm *c, const struct out_step_find *f, int have_s
 	free(k);
 	int failed = rc != 0 || c->error;
 	for (size_t i = 0; i < c->n; i++)
-		failed |= ferror(c->src[i].f) != 0;
+		failed |= ferror(c->src[i].spill.f) != 0;
 	int r1 = close_out(&o.cf, &o.cj, failed);
 	int r2 = close_out(&o.mf, &o.mj, failed);
 	return rc ? rc : r1 ? r1 : r2;
@@ -222,7 +223,7 @@ int out_comm_write(struct out_comm *c, const struct out_step_find *f, int have_s
 void out_comm_free(struct out_comm *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		fclose(c->src[i].f);
+		out_file_abort(&c->src[i].spill);
 	free(c->src);
 	free(c->dir);
 	memset(c, 0, sizeof *c);

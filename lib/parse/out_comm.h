@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "parse/out_file.h"
 #include "parse/out_step_find.h"
 
 /* One collective. Strings point into the stream's mapping, which lives as
@@ -57,7 +58,7 @@ struct out_coll {
 
 struct out_comm_src {
 	const void *owner;            /* the process image */
-	FILE *f;
+	struct out_file spill;
 };
 
 struct out_comm {

@@ -12,7 +12,18 @@ static void clear(struct out_file *o)
 {
 	free(o->path);
 	free(o->tmp);
+	free(o->vbuf);
 	memset(o, 0, sizeof *o);
+}
+
+#define OUT_FILE_BUF (1u << 20)
+
+/* Without it the stream keeps its own small buffer: slower, not wrong. */
+static void big_buffer(struct out_file *o)
+{
+	o->vbuf = malloc(OUT_FILE_BUF);
+	if (o->vbuf)
+		setvbuf(o->f, o->vbuf, _IOFBF, OUT_FILE_BUF);
 }
 
 int out_file_open(struct out_file *o, const char *dir, const char *name)
@@ -39,7 +50,7 @@ int out_file_open(struct out_file *o, const char *dir, const char *name)
 		clear(o);
 		return rc;
 	}
-	setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+	big_buffer(o);
 	return 0;
 }
 
@@ -80,23 +91,25 @@ int out_file_write(const char *dir, const char *name, const char *data, size_t l
 	return out_file_commit(&o, failed);
 }
 
-FILE *out_file_scratch(const char *dir)
+int out_file_scratch(struct out_file *o, const char *dir)
 {
+	memset(o, 0, sizeof *o);
 	char *tmpl = fs_join(dir, ".scratch.XXXXXX");
-	if (!tmpl) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!tmpl)
+		return -ENOMEM;
 	int fd = mkstemp(tmpl);
+	int rc = fd < 0 ? -errno : 0;
 	if (fd >= 0) {
 		unlink(tmpl);
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 	}
 	free(tmpl);
-	FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
-	if (!f && fd >= 0)
+	o->f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+	if (!o->f && fd >= 0) {
+		rc = -errno;
 		close(fd);
-	if (f)
-		setvbuf(f, NULL, _IOFBF, 1 << 20);
-	return f;
+	}
+	if (o->f)
+		big_buffer(o);
+	return rc;
 }

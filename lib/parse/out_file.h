@@ -13,6 +13,8 @@ struct out_file {
 	FILE *f;
 	char *path;    /* final name */
 	char *tmp;     /* name while being written */
+	char *vbuf;    /* f's buffer: glibc sizes its own by st_blksize (4 KiB on
+			* tmpfs, a system call per 4 KiB) whatever setvbuf asks */
 };
 
 /* Opens dir/name.tmp for writing. 0 or a negative errno. */
@@ -20,14 +22,15 @@ int out_file_open(struct out_file *o, const char *dir, const char *name);
 /* Closes and renames into place. 0 or a negative errno (the file is then
  * removed). `write_failed` forces the failure path. */
 int out_file_commit(struct out_file *o, int write_failed);
-/* Closes and removes, for an output abandoned half-way. */
+/* Closes and removes, for an output abandoned half-way; closes a scratch
+ * file. */
 void out_file_abort(struct out_file *o);
 
 /* A scratch file in `dir` with no name (removed already, so nothing is left
  * behind whatever happens), open for writing and reading back; for the
- * outputs that gather rows before they can be written. NULL on failure
- * (errno set). */
-FILE *out_file_scratch(const char *dir);
+ * outputs that gather rows before they can be written. Closed with
+ * out_file_abort. 0 or a negative errno. */
+int out_file_scratch(struct out_file *o, const char *dir);
 
 /* Writes a small whole file the same way. 0 or a negative errno. */
 int out_file_write(const char *dir, const char *name, const char *data, size_t len);

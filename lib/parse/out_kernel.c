@@ -14,17 +14,17 @@ int out_kernel_open(struct out_kernel *k, const char *dir, uint64_t base_mono_ns
 {
 	memset(k, 0, sizeof *k);
 	k->base = base_mono_ns;
-	k->spill = out_spill_open(dir);
-	if (!k->spill)
-		return errno ? -errno : -EIO;
-	csv_init(&k->c, k->spill);
+	int rc = out_spill_open(&k->spill, dir);
+	if (rc)
+		return rc;
+	csv_init(&k->c, k->spill.f);
 	return 0;
 }
 
 void out_kernel_row(struct out_kernel *k, const struct out_kernel_row *r)
 {
 	struct csv *c = &k->c;
-	out_spill_key(k->spill, r->pid, r->attr_ns);
+	out_spill_key(k->spill.f, r->pid, r->attr_ns);
 	csv_uint(c, r->device);
 	csv_lit(c, NA);
 	csv_uint(c, r->correlation);
@@ -57,14 +57,13 @@ int out_kernel_write(struct out_kernel *k, const char *dir, const struct out_ste
 	csv_init(&c, o.f);
 	csv_header(&c, OUT_KERNEL_HEADER);
 	int failed = csv_finish(&k->c) != 0;
-	if (!failed && k->spill)
-		failed = out_spill_replay(k->spill, o.f, f, 1) != 0;
+	if (!failed && k->spill.f)
+		failed = out_spill_replay(k->spill.f, o.f, f, 1) != 0;
 	return out_file_commit(&o, csv_finish(&c) != 0 || failed);
 }
 
 void out_kernel_free(struct out_kernel *k)
 {
-	if (k->spill)
-		fclose(k->spill);
-	k->spill = NULL;
+	if (k->spill.f)
+		out_file_abort(&k->spill);
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "common/csv_out.h"
+#include "parse/out_file.h"
 #include "parse/out_step_find.h"
 
 #define OUT_KERNEL_HEADER "Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State," \
@@ -40,7 +41,7 @@ struct out_kernel_row {
 };
 
 struct out_kernel {
-	FILE *spill;
+	struct out_file spill;
 	struct csv c;
 	uint64_t base;               /* monotonic ns of ts 0 */
 	uint64_t rows;

@@ -1,22 +1,24 @@
 #include "parse/out_op_details.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "parse/out_spill.h"
 
 int out_op_details_open(struct out_op_details *d, const char *dir, int by_step)
 {
-	d->spill = by_step ? out_spill_open(dir) : NULL;
-	if (by_step && !d->spill)
-		return errno ? -errno : -EIO;
-	int rc = out_file_open(&d->file, dir, "operator_details.csv");
+	memset(&d->spill, 0, sizeof d->spill);
+	int rc = by_step ? out_spill_open(&d->spill, dir) : 0;
+	if (rc)
+		return rc;
+	rc = out_file_open(&d->file, dir, "operator_details.csv");
 	if (rc) {
-		if (d->spill)
-			fclose(d->spill);
+		if (d->spill.f)
+			out_file_abort(&d->spill);
 		return rc;
 	}
-	csv_init(&d->c, d->spill ? d->spill : d->file.f);
-	if (!d->spill)
+	csv_init(&d->c, d->spill.f ? d->spill.f : d->file.f);
+	if (!d->spill.f)
 		csv_header(&d->c, OUT_OP_DETAILS_HEADER);
 	return 0;
 }
@@ -24,8 +26,8 @@ int out_op_details_open(struct out_op_details *d, const char *dir, int by_step)
 void out_op_details_row(struct out_op_details *d, const struct out_op *op)
 {
 	struct csv *c = &d->c;
-	if (d->spill)
-		out_spill_key(d->spill, op->pid, op->start_ns);
+	if (d->spill.f)
+		out_spill_key(d->spill.f, op->pid, op->start_ns);
 	csv_str(c, op->name);
 	csv_str(c, op->shapes);
 	csv_str(c, op->stack);
@@ -44,24 +46,22 @@ static int replay(struct out_op_details *d, const struct out_step_find *f)
 	csv_init(&c, d->file.f);
 	csv_header(&c, OUT_OP_DETAILS_HEADER);
 	int failed = csv_finish(&c) != 0;
-	failed |= out_spill_replay(d->spill, d->file.f, f, 0) != 0;
-	fclose(d->spill);
-	d->spill = NULL;
+	failed |= out_spill_replay(d->spill.f, d->file.f, f, 0) != 0;
+	out_file_abort(&d->spill);
 	return failed;
 }
 
 int out_op_details_close(struct out_op_details *d, const struct out_step_find *f)
 {
 	int failed = csv_finish(&d->c) != 0;
-	if (d->spill)
+	if (d->spill.f)
 		failed |= replay(d, f);
 	return out_file_commit(&d->file, failed);
 }
 
 void out_op_details_abort(struct out_op_details *d)
 {
-	if (d->spill)
-		fclose(d->spill);
-	d->spill = NULL;
+	if (d->spill.f)
+		out_file_abort(&d->spill);
 	out_file_abort(&d->file);
 }

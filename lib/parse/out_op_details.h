@@ -30,7 +30,7 @@
 struct out_op_details {
 	struct out_file file;
 	struct csv c;
-	FILE *spill;                 /* by_step: the rows until the steps are known */
+	struct out_file spill;       /* by_step: the rows until the steps are known */
 };
 
 /* 0 or a negative errno. */

@@ -9,9 +9,9 @@
 #include "common/json_out.h"
 #include "parse/out_file.h"
 
-FILE *out_spill_open(const char *dir)
+int out_spill_open(struct out_file *spill, const char *dir)
 {
-	return out_file_scratch(dir);
+	return out_file_scratch(spill, dir);
 }
 
 /* The key as 12 bytes, not text: formatting and scanning it with stdio

@@ -9,10 +9,12 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "parse/out_file.h"
 #include "parse/out_step_find.h"
 
-/* Opens the scratch file in dir; NULL with errno set. */
-FILE *out_spill_open(const char *dir);
+/* Opens the scratch file in dir (out_file_abort closes it). 0 or a
+ * negative errno. */
+int out_spill_open(struct out_file *spill, const char *dir);
 /* Starts a row: the process and moment that pick its step. */
 void out_spill_key(FILE *spill, int32_t pid, uint64_t ns);
 /* Copies the rows of the steps f wants to out, each after its step and a

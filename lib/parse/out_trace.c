@@ -63,25 +63,39 @@ void out_trace_end(struct out_trace *t)
 	t->events++;
 }
 
+char *out_trace_x_at(struct out_trace *t, const char *cat, const char *name, int64_t pid,
+		     int64_t tid, uint64_t start_ns, uint64_t end_ns)
+{
+	struct jo *j = &t->j;
+	char *p = jo_event_at(j, jo_item_at(j), "X", cat, name, pid, tid, out_trace_rel(t, start_ns));
+	p = JO_LIT(p, ",\"dur\":");
+	p += jo_fmt_us3(p, end_ns > start_ns ? (int64_t)(end_ns - start_ns) : 0);
+	return jo_room(j, p);
+}
+
+void out_trace_line_end(struct out_trace *t, char *p)
+{
+	jo_item_end(&t->j, p);
+	t->events++;
+}
+
 void out_trace_complete(struct out_trace *t, int64_t pid, int64_t tid, const char *cat,
 			const char *name, uint64_t start_ns, uint64_t end_ns,
 			int64_t step_id, int unfinished)
 {
-	struct jo *j = &t->j;
-	out_trace_begin(t, "X", cat, name, pid, tid, start_ns);
-	jo_kns_us(j, "dur", end_ns > start_ns ? (int64_t)(end_ns - start_ns) : 0);
+	char *p = out_trace_x_at(t, cat, name, pid, tid, start_ns, end_ns);
 	if (step_id >= 0 || unfinished) {
-		jo_key(j, "args");
-		jo_obj_begin(j);
-		if (step_id >= 0)
-			jo_kint(j, "Step Id", step_id);
-		if (unfinished) {
-			jo_key(j, "unfinished");
-			jo_bool(j, 1);
+		p = JO_LIT(p, ",\"args\":{");
+		if (step_id >= 0) {
+			p = JO_LIT(p, "\"Step Id\":");
+			p += jo_fmt_int(p, step_id);
 		}
-		jo_obj_end(j);
+		if (unfinished)
+			p = step_id >= 0 ? JO_LIT(p, ",\"unfinished\":true") : JO_LIT(p, "\"unfinished\":true");
+		*p++ = '}';
 	}
-	out_trace_end(t);
+	*p++ = '}';
+	out_trace_line_end(t, p);
 }
 
 static void meta(struct out_trace *t, const char *what, int64_t pid, int64_t tid,

@@ -45,6 +45,13 @@ void out_trace_begin(struct out_trace *t, const char *ph, const char *cat,
 		     const char *name, int64_t pid, int64_t tid, uint64_t ns);
 void out_trace_end(struct out_trace *t);
 
+/* An event line written in place (json_out.h: jo_item_at): the head of
+ * an "X" event through "dur", with JO_ROOM bytes of room after it; the
+ * caller writes the rest of the line (event lines are tight: no spaces)
+ * and hands its end to out_trace_line_end. */
+char *out_trace_x_at(struct out_trace *t, const char *cat, const char *name, int64_t pid,
+		     int64_t tid, uint64_t start_ns, uint64_t end_ns);
+void out_trace_line_end(struct out_trace *t, char *p);
 /* A complete ("X") event; step_id >= 0 adds "Step Id", unfinished adds
  * "unfinished": true to its args. */
 void out_trace_complete(struct out_trace *t, int64_t pid, int64_t tid, const char *cat,

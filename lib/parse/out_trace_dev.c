@@ -29,13 +29,30 @@ static void link_args(struct jo *j, uint32_t device, uint32_t stream,
 	jo_kuint(j, "correlation", l->correlation);
 }
 
-static void dim3(struct jo *j, const char *key, const uint32_t v[3])
+/* link_args in place (the line's first args). */
+static char *link_at(char *p, uint32_t device, uint32_t stream, const struct out_dev_link *l)
 {
-	jo_key(j, key);
-	jo_arr_begin(j);
-	for (int i = 0; i < 3; i++)
-		jo_uint(j, v[i]);
-	jo_arr_end(j);
+	if (l->ext_id) {
+		p = JO_LIT(p, "\"External id\":");
+		p += jo_fmt_uint(p, l->ext_id);
+		*p++ = ',';
+	}
+	p = JO_LIT(p, "\"device\":");
+	p += jo_fmt_uint(p, device);
+	p = JO_LIT(p, ",\"stream\":");
+	p += jo_fmt_uint(p, stream);
+	p = JO_LIT(p, ",\"correlation\":");
+	return p + jo_fmt_uint(p, l->correlation);
+}
+
+static char *dim3_at(char *p, const uint32_t v[3])
+{
+	*p++ = '[';
+	for (int i = 0; i < 3; i++) {
+		p += jo_fmt_uint(p, v[i]);
+		*p++ = i < 2 ? ',' : ']';
+	}
+	return p;
 }
 
 static void begin_x(struct out_trace *t, const char *cat, const char *name, int64_t pid,
@@ -57,22 +74,25 @@ void out_trace_activity(struct out_trace *t, const struct raw_dev_activity *a, c
 			const char *name, int64_t tid, uint64_t start_ns,
 			const struct out_dev_link *l)
 {
-	struct jo *j = &t->j;
 	uint64_t end = a->end > start_ns ? a->end : start_ns;
-	begin_x(t, cat, name, a->device, tid, start_ns, end);
-	link_args(j, a->device, a->stream, l);
+	char *p = out_trace_x_at(t, cat, name, a->device, tid, start_ns, end);
+	p = link_at(JO_LIT(p, ",\"args\":{"), a->device, a->stream, l);
 	if (a->kind == RAW_DEV_MEMCPY || a->kind == RAW_DEV_MEMSET) {
-		jo_kuint(j, "bytes", a->bytes);
-		if (end > start_ns)
-			jo_kfixed(j, "memory bandwidth (GB/s)",
-				  (double)a->bytes / (double)(end - start_ns), 3);
+		p = JO_LIT(p, ",\"bytes\":");
+		p += jo_fmt_uint(p, a->bytes);
+		if (end > start_ns) {
+			p = jo_room(&t->j, JO_LIT(p, ",\"memory bandwidth (GB/s)\":"));
+			p += jo_fmt_fixed(p, (double)a->bytes / (double)(end - start_ns), 3);
+		}
 	} else if (a->kind == RAW_DEV_KERNEL && a->grid[0]) {
-		jo_kuint(j, "registers per thread", a->registers);
-		jo_kuint(j, "shared memory", a->shared_bytes);
-		dim3(j, "grid", a->grid);
-		dim3(j, "block", a->block);
+		p = JO_LIT(p, ",\"registers per thread\":");
+		p += jo_fmt_uint(p, a->registers);
+		p = JO_LIT(p, ",\"shared memory\":");
+		p += jo_fmt_uint(p, a->shared_bytes);
+		p = dim3_at(JO_LIT(p, ",\"grid\":"), a->grid);
+		p = dim3_at(JO_LIT(p, ",\"block\":"), a->block);
 	}
-	end_x(t);
+	out_trace_line_end(t, JO_LIT(p, "}}"));
 }
 
 static const char *coll_name(uint32_t op)
@@ -103,44 +123,37 @@ void out_trace_api(struct out_trace *t, int64_t pid, int64_t tid, const char *ca
 		   const char *name, uint64_t start_ns, uint64_t end_ns, uint32_t cbid,
 		   const struct out_dev_link *l)
 {
-	struct jo *j = &t->j;
-	begin_x(t, cat, name, pid, tid, start_ns, end_ns);
-	if (l->ext_id)
-		jo_kuint(j, "External id", l->ext_id);
-	jo_kuint(j, "cbid", cbid);
-	jo_kuint(j, "correlation", l->correlation);
-	end_x(t);
+	char *p = JO_LIT(out_trace_x_at(t, cat, name, pid, tid, start_ns, end_ns), ",\"args\":{");
+	if (l->ext_id) {
+		p = JO_LIT(p, "\"External id\":");
+		p += jo_fmt_uint(p, l->ext_id);
+		*p++ = ',';
+	}
+	p = JO_LIT(p, "\"cbid\":");
+	p += jo_fmt_uint(p, cbid);
+	p = JO_LIT(p, ",\"correlation\":");
+	p += jo_fmt_uint(p, l->correlation);
+	out_trace_line_end(t, JO_LIT(p, "}}"));
 }
 
-#define LIT(b, n, s) (memcpy((b) + (n), (s), sizeof(s) - 1), (n) += sizeof(s) - 1)
-#define SEP(b, n, j, lo, ti) ((j)->tight ? LIT(b, n, ti) : LIT(b, n, lo))
-
-/* Two flow events per launch: built in one buffer and written as one item
- * (through the writer, key by key, they cost as much as the kernel's own
- * event). The same text the writer would give. */
+/* Two flow events per launch, in place (through the writer, key by key,
+ * they cost as much as the kernel's own event). */
 void out_trace_flow(struct out_trace *t, const char *ph, uint64_t id, int64_t pid, int64_t tid,
 		    uint64_t ns)
 {
-	const struct jo *j = &t->j;
-	char b[192];
-	size_t n = 0;
-	SEP(b, n, j, "{\"ph\": \"", "{\"ph\":\"");
-	b[n++] = ph[0] == 'f' ? 'f' : 's';
-	SEP(b, n, j, "\", \"id\": ", "\",\"id\":");
-	n += jo_fmt_uint(b + n, id);
-	SEP(b, n, j, ", \"pid\": ", ",\"pid\":");
-	n += jo_fmt_int(b + n, pid);
-	SEP(b, n, j, ", \"tid\": ", ",\"tid\":");
-	n += jo_fmt_int(b + n, tid);
-	SEP(b, n, j, ", \"ts\": ", ",\"ts\":");
-	n += jo_fmt_us3(b + n, out_trace_rel(t, ns));
-	SEP(b, n, j, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"", ",\"cat\":\"ac2g\",\"name\":\"ac2g\"");
+	char *p = jo_item_at(&t->j);
+	p = ph[0] == 'f' ? JO_LIT(p, "{\"ph\":\"f\",\"id\":") : JO_LIT(p, "{\"ph\":\"s\",\"id\":");
+	p += jo_fmt_uint(p, id);
+	p = JO_LIT(p, ",\"pid\":");
+	p += jo_fmt_int(p, pid);
+	p = JO_LIT(p, ",\"tid\":");
+	p += jo_fmt_int(p, tid);
+	p = JO_LIT(p, ",\"ts\":");
+	p += jo_fmt_us3(p, out_trace_rel(t, ns));
+	p = JO_LIT(p, ",\"cat\":\"ac2g\",\"name\":\"ac2g\"");
 	if (ph[0] == 'f')
-		SEP(b, n, j, ", \"bp\": \"e\"", ",\"bp\":\"e\"");
-	b[n++] = '}';
-	b[n] = '\0';
-	jo_raw(&t->j, b);
-	t->events++;
+		p = JO_LIT(p, ",\"bp\":\"e\"");
+	out_trace_line_end(t, JO_LIT(p, "}"));
 }
 
 void out_trace_counter(struct out_trace *t, int64_t pid, uint64_t ns, const char *name,

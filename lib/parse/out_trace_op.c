@@ -2,6 +2,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdint.h>
+#include <string.h>
 
 enum { TEXT_PLAIN = 1, TEXT_ODD = 2, TEXT_BAD = 3 };
 
@@ -30,40 +31,60 @@ static int verdict(struct parse_idmap *seen, const char *text)
 	return k;
 }
 
-static void json_arg(struct jo *j, struct parse_idmap *seen, const char *key, const char *text)
+/* A value the line cannot take as it is, through the writer into a
+ * strbuf (tight, as the line), then copied in. */
+static char *rewritten_at(struct jo *j, char *p, const char *text, int k)
 {
-	if (!text)
-		return;
-	jo_key(j, key);
-	int k = verdict(seen, text);
-	if (k == TEXT_PLAIN) {
-		jo_raw(j, text);
-	} else if (k == TEXT_ODD) {
+	struct strbuf sb = STRBUF_INIT;
+	struct jo w;
+	jo_init_sb(&w, &sb, 0);
+	jo_tight(&w);
+	if (k == TEXT_ODD) {
 		cJSON *v = cJSON_Parse(text);
-		jo_cjson(j, v);
+		jo_cjson(&w, v);
 		cJSON_Delete(v);
 	} else {
-		jo_str(j, text);
+		jo_str(&w, text);
 	}
+	jo_finish(&w);
+	p = jo_raw_at(j, p, sb.buf ? sb.buf : "null");
+	sb_free(&sb);
+	return p;
 }
+
+static char *json_arg_at(struct jo *j, char *p, struct parse_idmap *seen, const char *key,
+			 size_t klen, const char *text)
+{
+	if (!text)
+		return p;
+	memcpy(p, key, klen);
+	p += klen;
+	int k = verdict(seen, text);
+	return k == TEXT_PLAIN ? jo_raw_at(j, p, text) : rewritten_at(j, p, text, k);
+}
+#define ARG(key) ",\"" key "\":", sizeof(",\"" key "\":") - 1
 
 void out_trace_op(struct out_trace *t, struct parse_idmap *seen, const struct out_op *op)
 {
 	struct jo *j = &t->j;
-	out_trace_begin(t, "X", op->user ? "user_annotation" : "cpu_op", op->name, op->pid, op->tid,
-			op->start_ns);
-	jo_kns_us(j, "dur", (int64_t)(op->end_ns - op->start_ns));
-	jo_key(j, "args");
-	jo_obj_begin(j);
-	jo_kuint(j, "External id", op->id);
-	json_arg(j, seen, "Input Dims", op->shapes);
-	json_arg(j, seen, "Input type", op->types);
-	if (op->stack)
-		jo_kstr(j, "Call stack", op->stack);
-	if (op->seq >= 0)
-		jo_kint(j, "Sequence number", op->seq);
-	if (op->fwd_tid)
-		jo_kint(j, "Fwd thread id", op->fwd_tid);
-	jo_obj_end(j);
-	out_trace_end(t);
+	char *p = out_trace_x_at(t, op->user ? "user_annotation" : "cpu_op", op->name, op->pid,
+				 op->tid, op->start_ns, op->end_ns);
+	p = JO_LIT(p, ",\"args\":{\"External id\":");
+	p += jo_fmt_uint(p, op->id);
+	p = json_arg_at(j, p, seen, ARG("Input Dims"), op->shapes);
+	p = json_arg_at(j, p, seen, ARG("Input type"), op->types);
+	if (op->stack) {
+		p = JO_LIT(p, ",\"Call stack\":\"");
+		p = jo_cstr_at(j, p, op->stack);
+		*p++ = '"';
+	}
+	if (op->seq >= 0) {
+		p = JO_LIT(p, ",\"Sequence number\":");
+		p += jo_fmt_int(p, op->seq);
+	}
+	if (op->fwd_tid) {
+		p = JO_LIT(p, ",\"Fwd thread id\":");
+		p += jo_fmt_int(p, op->fwd_tid);
+	}
+	out_trace_line_end(t, JO_LIT(p, "}}"));
 }

@@ -223,6 +223,118 @@ static void test_scan(void)
 	munmap(map, (size_t)page * 2);
 }
 
+/* jo_fmt_fixed against printf: chosen edges (ties, subnormals, -0, the
+ * 2^53 border where it hands over to printf, the largest double) and a
+ * million doubles from random bits and from random decimals near ties. */
+static void check_fixed(double v, int d)
+{
+	char want[400], got[JO_FIXED_MAX];
+	snprintf(want, sizeof want, "%.*f", d, v);
+	size_t n = jo_fmt_fixed(got, v, d);
+	if (n != strlen(want) || strcmp(got, want) != 0) {
+		fprintf(stderr, "jo_fmt_fixed(%a, %d): '%s', printf '%s'\n", v, d, got, want);
+		CHECK(0);
+	}
+}
+
+static void test_fixed(void)
+{
+	static const double edge[] = { 0.0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.0005, 0.0015, 0.0025,
+		0.125, 0.375, 1e-320, -1e-320, 4.9e-324, 1.0 / 3.0, 349.5252533333, 123456.789,
+		9007199254740991.0, 9007199254740992.0, 9007199254740993.0, 1e19, 1.8446744073709552e19,
+		1e300, -1e300, 1.7976931348623157e308, 0.9999999995, 0.99999999949999 };
+	for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+		for (int d = 0; d <= 9; d++)
+			check_fixed(edge[i], d);
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < 1000000 && unit_failed == 0; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double v;
+		if (i % 2) {
+			uint64_t bits = x & ~(0x7ffull << 52);   /* keep it finite: exponent */
+			bits |= (uint64_t)(x % 1100) << 52;       /* from 2^-1023 to 2^76 */
+			memcpy(&v, &bits, sizeof v);
+		} else {   /* k / 10^e and the ties between: 0.0005, 12.345 ... */
+			v = (double)(x % 100000000) / (double)(1u << (x >> 60)) * 0.0005;
+		}
+		check_fixed(v, (int)(x >> 56) % 10);
+	}
+	char b[JO_FIXED_MAX];
+	CHECK(jo_fmt_fixed(b, 1.0, 12) == 14 && strcmp(b, "1.000000000000") == 0);
+}
+
+/* Items written in place: the same text as the general writer, for
+ * strings ending right before an unreadable page with a special byte at
+ * every position, to a strbuf and to a FILE (whose buffer fills up, so
+ * items meet its end at every offset). */
+static void in_place_pair(struct jo *a, struct jo *b, char *end)
+{
+	static const char *specials[] = { "\"", "\\", "\n", "\x01", "\xc3\xa9", "\xff", "," };
+	jo_arr_begin(a);
+	jo_arr_begin(b);
+	for (size_t n = 0; n <= 40; n++) {
+		for (size_t pos = 0; pos <= n; pos++) {
+			for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++) {
+				size_t sl = pos < n ? strlen(specials[k]) : 0;
+				char *str = end - n - sl - 1;
+				memset(str, 'a', n + sl);
+				if (sl)
+					memcpy(str + pos, specials[k], sl);
+				str[n + sl] = '\0';
+				jo_str(a, str);
+				jo_strn(a, str, n + sl);
+				char *p = jo_item_at(b);
+				*p++ = '"';
+				p = jo_cstr_at(b, p, str);
+				*p++ = '"';
+				jo_item_end(b, p);
+				p = jo_item_at(b);
+				*p++ = '"';
+				p = jo_strn_at(b, p, str, n + sl);
+				*p++ = '"';
+				jo_item_end(b, p);
+			}
+		}
+	}
+	jo_arr_end(a);
+	jo_arr_end(b);
+	CHECK(jo_finish(a) == 0 && jo_finish(b) == 0);
+}
+
+static void test_in_place(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(map != MAP_FAILED);
+	if (map == MAP_FAILED)
+		return;
+	CHECK(mprotect(map + page, (size_t)page, PROT_NONE) == 0);
+	struct strbuf want = STRBUF_INIT, got = STRBUF_INIT;
+	struct jo a, b;
+	jo_init_sb(&a, &want, 1);
+	jo_init_sb(&b, &got, 1);
+	in_place_pair(&a, &b, map + page);
+	CHECK(want.len > 10000 && got.len == want.len && memcmp(got.buf, want.buf, want.len) == 0);
+	sb_free(&want);
+	sb_free(&got);
+
+	char *ta = NULL, *tb = NULL;
+	size_t la = 0, lb = 0;
+	FILE *fa = open_memstream(&ta, &la), *fb = open_memstream(&tb, &lb);
+	jo_init_file(&a, fa, 1);
+	jo_init_file(&b, fb, 1);
+	in_place_pair(&a, &b, map + page);
+	fclose(fa);
+	fclose(fb);
+	CHECK(la > 3 * JO_BUF && la == lb && memcmp(ta, tb, la) == 0);
+	free(ta);
+	free(tb);
+	munmap(map, (size_t)page * 2);
+}
+
 static void test_misuse(void)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -348,6 +460,8 @@ int main(void)
 	test_layout();
 	test_tight();
 	test_scan();
+	test_fixed();
+	test_in_place();
 	test_misuse();
 	test_cjson();
 	test_csv();

@@ -74,7 +74,9 @@ static void framework(const char *run)
 	rg_op(&w, T + 1100, T + 1300, 700, "aten::relu", NULL, NULL, NULL, -1, 0);
 	rg_op(&w, T + 1500, T + 1900, 701, "MulBackward0", NULL, NULL, NULL, 9, 1);
 	rg_op(&w, T + 1600, T + 1650, -2, "aten::add", "not json [", NULL, NULL, -1, 0);
-	rg_op(&w, T + 2000, T + 2100, 700, "aten::mul", NULL, NULL, NULL, -1, 0);
+	/* valid JSON, but not ASCII (and not UTF-8): through the writer */
+	rg_op(&w, T + 2000, T + 2100, 700, "aten::mul", NULL, "[\"caf\xc3\xa9\", \"\xff\"]", NULL,
+	      -1, 0);
 	rg_op(&w, T + 3100, T + 3300, 700, "aten::relu", NULL, NULL, NULL, -1, 0);
 	rg_op(&w, T + 3400, T + 3900, 700, "aten::linear", NULL, NULL, NULL, -1, 0);
 	user_op(&w, T + 4000, T + 5000, "ProfilerStep#5");   /* torch's: dropped */
@@ -153,6 +155,7 @@ static void check_args(const struct parsed *p)
 	const cJSON *add = op_at(p->trace, "aten::add", 1600);
 	args = add ? cJSON_GetObjectItemCaseSensitive(add, "args") : NULL;
 	CHECK_STR(args ? s_of(args, "Input Dims") : NULL, "not json [");
+	CHECK_CONTAINS(p->trace_text, "\"Input type\":[\"caf\xc3\xa9\",\"\\ufffd\"]}}");
 	const cJSON *t = op_at(p->trace, "aten::t", 100);
 	args = t ? cJSON_GetObjectItemCaseSensitive(t, "args") : NULL;
 	CHECK(args && cJSON_GetArraySize(args) == 1 && n_of(args, "External id") == 1);
