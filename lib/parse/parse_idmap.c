@@ -1,46 +1,73 @@
 #include "parse/parse_idmap.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
-static size_t hash(uint64_t k)
+#define IDMAP_LONG_PROBE 32
+
+static size_t hash(const struct parse_idmap *m, uint64_t k)
 {
+	if (!m->mixed)
+		return (size_t)k;
 	k ^= k >> 33;
 	k *= 0xff51afd7ed558ccdull;
 	k ^= k >> 33;
 	return (size_t)k;
 }
 
-static size_t find(const struct parse_idmap *m, uint64_t key)
+/* Where the key is, or the empty slot where it would go; *probes: how
+ * many slots were passed. */
+static size_t place(const struct parse_idmap *m, uint64_t key, size_t *probes)
 {
-	size_t i = hash(key) & (m->cap - 1);
-	while (m->slot[i].val && m->slot[i].key != key)
+	size_t i = hash(m, key) & (m->cap - 1), k = 0;
+	while (m->slot[i].val && m->slot[i].key != key) {
 		i = (i + 1) & (m->cap - 1);
+		k++;
+	}
+	*probes = k;
 	return i;
 }
 
-static int grow(struct parse_idmap *m)
+/* Where the key is, or SIZE_MAX. */
+static size_t lookup(const struct parse_idmap *m, uint64_t key)
 {
-	size_t cap = m->cap ? m->cap * 2 : 16;
-	struct parse_idmap_slot *old = m->slot;
-	size_t oldcap = m->cap;
-	m->slot = calloc(cap, sizeof *m->slot);
-	if (!m->slot) {
-		m->slot = old;
+	size_t mask = m->cap - 1, i = hash(m, key) & mask;
+	for (size_t k = 0; k <= m->longest && m->slot[i].val; k++, i = (i + 1) & mask)
+		if (m->slot[i].key == key)
+			return i;
+	return SIZE_MAX;
+}
+
+static int rebuild(struct parse_idmap *m, size_t cap, int mixed)
+{
+	struct parse_idmap_slot *old = m->slot, *v = calloc(cap, sizeof *v);
+	size_t oldcap = m->cap, k;
+	if (!v)
 		return -1;
-	}
+	m->slot = v;
 	m->cap = cap;
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].val)
-			m->slot[find(m, old[i].key)] = old[i];
+	m->mixed = mixed;
+	m->longest = 0;
+	for (size_t i = 0; i < oldcap; i++) {
+		if (old[i].val) {
+			m->slot[place(m, old[i].key, &k)] = old[i];
+			m->longest = k > m->longest ? k : m->longest;
+		}
+	}
 	free(old);
 	return 0;
 }
 
 void *parse_idmap_put(struct parse_idmap *m, uint64_t key, void *val)
 {
-	if ((m->n + 1) * 4 > m->cap * 3 && grow(m) != 0)
+	size_t k;
+	if ((m->n + 1) * 4 > m->cap * 3 && rebuild(m, m->cap ? m->cap * 2 : 16, m->mixed) != 0)
 		return val;
-	size_t i = find(m, key);
+	size_t i = place(m, key, &k);
+	/* memory short for the rebuild: the keys stay where they are */
+	if (k > IDMAP_LONG_PROBE && !m->mixed && rebuild(m, m->cap, 1) == 0)
+		i = place(m, key, &k);
+	m->longest = k > m->longest ? k : m->longest;
 	void *prev = m->slot[i].val;
 	m->slot[i].key = key;
 	m->slot[i].val = val;
@@ -51,20 +78,21 @@ void *parse_idmap_put(struct parse_idmap *m, uint64_t key, void *val)
 
 void *parse_idmap_get(const struct parse_idmap *m, uint64_t key)
 {
-	return m->cap ? m->slot[find(m, key)].val : NULL;
+	size_t i = m->cap ? lookup(m, key) : SIZE_MAX;
+	return i == SIZE_MAX ? NULL : m->slot[i].val;
 }
 
 void *parse_idmap_del(struct parse_idmap *m, uint64_t key)
 {
 	if (!m->cap)
 		return NULL;
-	size_t mask = m->cap - 1, i = find(m, key);
-	void *val = m->slot[i].val;
-	if (!val)
+	size_t mask = m->cap - 1, i = lookup(m, key);
+	if (i == SIZE_MAX)
 		return NULL;
+	void *val = m->slot[i].val;
 	/* Shift later members of the probe run back over the hole. */
 	for (size_t j = (i + 1) & mask; m->slot[j].val; j = (j + 1) & mask) {
-		size_t home = hash(m->slot[j].key) & mask;
+		size_t home = hash(m, m->slot[j].key) & mask;
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			m->slot[i] = m->slot[j];
 			i = j;
@@ -86,5 +114,6 @@ void parse_idmap_free(struct parse_idmap *m)
 {
 	free(m->slot);
 	m->slot = NULL;
-	m->cap = m->n = 0;
+	m->cap = m->n = m->longest = 0;
+	m->mixed = 0;
 }

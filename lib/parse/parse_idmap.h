@@ -3,6 +3,16 @@
  * backward-shift deletion): for what is open at a moment, such as
  * cross-thread ranges waiting for their end. Memory follows the number of
  * entries present, not the number ever inserted.
+ *
+ * Keys go to the slot of their low bits while that works: ids handed out
+ * in sequence (correlations, External ids, range ids) then sit side by
+ * side, and a window of them sliding on touches memory in order where a
+ * hash sent each to a cache miss of its own (a twentieth of a parse).
+ * Keys that pile up on a slot (addresses, strides of a power of two) make
+ * the map switch for good to hashing them, at its first long probe. A
+ * lookup stops at the longest distance any key sits from its home, so a
+ * key not there costs no more than one that is, even when it lands in a
+ * long run of sequential ids.
  */
 #ifndef PROF_PARSE_IDMAP_H
 #define PROF_PARSE_IDMAP_H
@@ -18,6 +28,8 @@ struct parse_idmap_slot {
 struct parse_idmap {
 	struct parse_idmap_slot *slot;
 	size_t cap, n;           /* cap: 0 or a power of two */
+	size_t longest;          /* no key sits further than this past its home */
+	int mixed;               /* keys hashed; else placed by their low bits */
 };
 
 /* Inserts or replaces; returns the previous value (NULL if none), or
