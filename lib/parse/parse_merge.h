@@ -18,12 +18,17 @@
 #include "parse/parse_stream.h"
 
 struct merge_item {
-	uint64_t key;
-	size_t order;
-	int ended;
-	int rank;           /* at the same ns: 0 first, then 1 (framework), 2 (device) */
+	uint64_t key;       /* ns of the record, or of the stream's end */
+	uint64_t tie;       /* at the same key, smaller first: MERGE_TIE */
 	struct parse_stream *s;
 };
+
+/* The order at the same ns, as one number: a stream's records before
+ * stream ends; then by rank (0 first, then 1: framework, 2: device); then
+ * by the stream's position. One comparison of two words instead of four
+ * fields was a third of merging. */
+#define MERGE_TIE(ended, rank, order) \
+	((uint64_t)(ended) << 62 | (uint64_t)(rank) << 56 | (uint64_t)(order))
 
 struct parse_merge {
 	struct merge_item *heap;
