@@ -53,9 +53,8 @@ static void sep(struct csv *c)
 		put(c, ",", 1);
 }
 
-void csv_strn(struct csv *c, const char *s, size_t n)
+static void field(struct csv *c, const char *s, size_t n)
 {
-	sep(c);
 	if (scan_csv_plain(s, n) == n) {
 		put(c, s, n);
 		return;
@@ -73,9 +72,25 @@ void csv_strn(struct csv *c, const char *s, size_t n)
 	put(c, "\"", 1);
 }
 
+void csv_strn(struct csv *c, const char *s, size_t n)
+{
+	sep(c);
+	field(c, s, n);
+}
+
+/* Most fields are names that need no quotes: copied while looked at, in
+ * one pass where strlen, the scan and the copy made three. */
 void csv_str(struct csv *c, const char *s)
 {
-	csv_strn(c, s ? s : "", s ? strlen(s) : 0);
+	sep(c);
+	if (!s)
+		return;
+	size_t k = scan_csv_copy(c->buf + c->blen, s, c->buf + sizeof c->buf);
+	if (!s[k]) {
+		c->blen += k;
+		return;
+	}
+	field(c, s, strlen(s));
 }
 
 void csv_int(struct csv *c, int64_t v)

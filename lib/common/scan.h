@@ -132,4 +132,31 @@ static inline size_t scan_json_copy(char *d, const char *s, const char *lim)
 	return i;
 }
 
+/* scan_json_copy for CSV: stops at ',', '"', '\r', '\n' or the NUL. */
+static inline size_t scan_csv_copy(char *d, const char *s, const char *lim)
+{
+	size_t i = 0;
+#if SCAN_OVERREAD
+	const __m128i a = _mm_set1_epi8(','), b = _mm_set1_epi8('"');
+	const __m128i c = _mm_set1_epi8('\r'), e = _mm_set1_epi8('\n'), z = _mm_setzero_si128();
+	while (d + i + 16 <= lim && scan_same_page(s + i)) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		_mm_storeu_si128((__m128i *)(void *)(d + i), x);
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, a), _mm_cmpeq_epi8(x, b)),
+					 _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, c),
+								   _mm_cmpeq_epi8(x, e)),
+						      _mm_cmpeq_epi8(x, z)));
+		int bits = _mm_movemask_epi8(m);
+		if (bits)
+			return i + (size_t)__builtin_ctz((unsigned)bits);
+		i += 16;
+	}
+#else
+	(void)d;
+	(void)s;
+	(void)lim;
+#endif
+	return i;
+}
+
 #endif

@@ -335,6 +335,53 @@ static void test_in_place(void)
 	munmap(map, (size_t)page * 2);
 }
 
+/* csv_str's one-pass copy against csv_strn, for strings ending right
+ * before an unreadable page with a CSV special at every position, in rows
+ * long enough to fill the row buffer. */
+static void test_csv_str(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(map != MAP_FAILED);
+	if (map == MAP_FAILED)
+		return;
+	CHECK(mprotect(map + page, (size_t)page, PROT_NONE) == 0);
+	static const char specials[] = { ',', '"', '\r', '\n', 'x' };
+	char *ta = NULL, *tb = NULL;
+	size_t la = 0, lb = 0;
+	FILE *fa = open_memstream(&ta, &la), *fb = open_memstream(&tb, &lb);
+	struct csv a, b;
+	csv_init(&a, fa);
+	csv_init(&b, fb);
+	for (size_t n = 0; n <= 40; n++) {
+		for (size_t pos = 0; pos <= n; pos++) {
+			for (size_t k = 0; k < sizeof specials; k++) {
+				char *str = map + page - n - 1;
+				memset(str, 'a', n);
+				if (pos < n)
+					str[pos] = specials[k];
+				str[n] = '\0';
+				csv_strn(&a, str, n);
+				csv_str(&b, str);
+			}
+		}
+		csv_end_row(&a);
+		csv_end_row(&b);
+	}
+	csv_str(&a, NULL);
+	csv_str(&b, NULL);
+	csv_end_row(&a);
+	csv_end_row(&b);
+	CHECK(csv_finish(&a) == 0 && csv_finish(&b) == 0);
+	fclose(fa);
+	fclose(fb);
+	CHECK(la > 20000 && la == lb && memcmp(ta, tb, la) == 0);
+	free(ta);
+	free(tb);
+	munmap(map, (size_t)page * 2);
+}
+
 static void test_misuse(void)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -462,6 +509,7 @@ int main(void)
 	test_scan();
 	test_fixed();
 	test_in_place();
+	test_csv_str();
 	test_misuse();
 	test_cjson();
 	test_csv();
