@@ -18,9 +18,7 @@ static void flush_row(struct csv *c)
 	c->blen = 0;
 }
 
-/* A row gathers in c->buf and goes to the FILE in one call at its end (a
- * call per field was a fifth of writing a CSV); between rows the FILE is
- * the caller's to write to. */
+/* Rows gather in c->buf (a call per field was a fifth of writing a CSV). */
 static inline void put(struct csv *c, const char *s, size_t n)
 {
 	if (c->blen + n > sizeof c->buf) {
@@ -70,6 +68,17 @@ static void field(struct csv *c, const char *s, size_t n)
 	}
 	put(c, s + start, n - start);
 	put(c, "\"", 1);
+}
+
+void csv_plain(struct csv *c, const char *s, size_t n)
+{
+	sep(c);
+	put(c, s, n);
+}
+
+void csv_raw(struct csv *c, const void *p, size_t n)
+{
+	put(c, p, n);
 }
 
 void csv_strn(struct csv *c, const char *s, size_t n)
@@ -128,7 +137,6 @@ void csv_ns_us(struct csv *c, int64_t ns)
 void csv_end_row(struct csv *c)
 {
 	put(c, "\n", 1);
-	flush_row(c);
 	c->col = 0;
 	c->rows++;
 }

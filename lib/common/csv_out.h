@@ -1,7 +1,9 @@
 /*
  * Writing CSV (RFC 4180): fields holding a comma, a double quote, CR or LF
  * are quoted, with quotes doubled; lines end with "\n". Writes to a FILE as
- * it goes, so a large table never sits in memory.
+ * it goes, so a large table never sits in memory: rows gather in the
+ * writer's buffer and go to the FILE when it is full (a call per row was
+ * a twentieth of a parse), so the FILE is the writer's until csv_finish.
  */
 #ifndef PROF_CSV_OUT_H
 #define PROF_CSV_OUT_H
@@ -15,8 +17,8 @@ struct csv {
 	int col;          /* fields written on the current line */
 	int error;        /* a write failed */
 	uint64_t rows;    /* lines ended, the header included */
-	size_t blen;      /* bytes of the current row in buf */
-	char buf[2048];
+	size_t blen;      /* bytes waiting in buf */
+	char buf[16384];
 };
 
 void csv_init(struct csv *c, FILE *f);
@@ -26,8 +28,11 @@ void csv_header(struct csv *c, const char *header);
 
 void csv_str(struct csv *c, const char *s);       /* NULL: empty field */
 void csv_strn(struct csv *c, const char *s, size_t n);
-/* A string literal: its length known without a strlen per row. */
-#define csv_lit(c, lit) csv_strn((c), "" lit "", sizeof(lit) - 1)
+/* A string literal that needs no quotes, written as it is. */
+#define csv_lit(c, lit) csv_plain((c), "" lit "", sizeof(lit) - 1)
+void csv_plain(struct csv *c, const char *s, size_t n);
+/* Bytes in the output between rows, not a field (a spill's keys). */
+void csv_raw(struct csv *c, const void *p, size_t n);
 void csv_int(struct csv *c, int64_t v);
 void csv_uint(struct csv *c, uint64_t v);
 /* A double with `decimals` digits after the point; NaN/inf: empty field. */

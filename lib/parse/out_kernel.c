@@ -24,7 +24,7 @@ int out_kernel_open(struct out_kernel *k, const char *dir, uint64_t base_mono_ns
 void out_kernel_row(struct out_kernel *k, const struct out_kernel_row *r)
 {
 	struct csv *c = &k->c;
-	out_spill_key(k->spill.f, r->pid, r->attr_ns);
+	out_spill_key(c, r->pid, r->attr_ns);
 	csv_uint(c, r->device);
 	csv_lit(c, NA);
 	csv_uint(c, r->correlation);
@@ -56,10 +56,11 @@ int out_kernel_write(struct out_kernel *k, const char *dir, const struct out_ste
 		return rc;
 	csv_init(&c, o.f);
 	csv_header(&c, OUT_KERNEL_HEADER);
-	int failed = csv_finish(&k->c) != 0;
+	int failed = csv_finish(&c) != 0;   /* the header before the rows */
+	failed |= csv_finish(&k->c) != 0;
 	if (!failed && k->spill.f)
 		failed = out_spill_replay(k->spill.f, o.f, f, 1) != 0;
-	return out_file_commit(&o, csv_finish(&c) != 0 || failed);
+	return out_file_commit(&o, failed);
 }
 
 void out_kernel_free(struct out_kernel *k)

@@ -27,7 +27,7 @@ void out_op_details_row(struct out_op_details *d, const struct out_op *op)
 {
 	struct csv *c = &d->c;
 	if (d->spill.f)
-		out_spill_key(d->spill.f, op->pid, op->start_ns);
+		out_spill_key(c, op->pid, op->start_ns);
 	csv_str(c, op->name);
 	csv_str(c, op->shapes);
 	csv_str(c, op->stack);

@@ -16,12 +16,12 @@ int out_spill_open(struct out_file *spill, const char *dir)
 
 /* The key as 12 bytes, not text: formatting and scanning it with stdio
  * was a tenth of writing kernel_details.csv. */
-void out_spill_key(FILE *spill, int32_t pid, uint64_t ns)
+void out_spill_key(struct csv *c, int32_t pid, uint64_t ns)
 {
 	unsigned char k[12];
 	memcpy(k, &pid, 4);
 	memcpy(k + 4, &ns, 8);
-	fwrite_unlocked(k, 1, sizeof k, spill);
+	csv_raw(c, k, sizeof k);
 }
 
 static int read_key(FILE *spill, int32_t *pid, uint64_t *ns)

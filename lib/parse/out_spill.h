@@ -9,14 +9,16 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "common/csv_out.h"
 #include "parse/out_file.h"
 #include "parse/out_step_find.h"
 
 /* Opens the scratch file in dir (out_file_abort closes it). 0 or a
  * negative errno. */
 int out_spill_open(struct out_file *spill, const char *dir);
-/* Starts a row: the process and moment that pick its step. */
-void out_spill_key(FILE *spill, int32_t pid, uint64_t ns);
+/* Starts a row (of c, writing to the spill): the process and moment that
+ * pick its step. */
+void out_spill_key(struct csv *c, int32_t pid, uint64_t ns);
 /* Copies the rows of the steps f wants to out, each after its step and a
  * comma when step_column (empty outside every step). 0 or -EIO. */
 int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f, int step_column);
