@@ -339,23 +339,32 @@ void jo_raw(struct jo *j, const char *json)
 /* Writes v in decimal ending just before `end`; returns where it begins.
  * (snprintf was most of the cost of writing a large trace; two digits a
  * step halve the divisions.) */
+static const char pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 static char *digits(char *end, uint64_t v)
 {
-	static const char pairs[201] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
-	while (v >= 100) {
+	while (v > UINT32_MAX) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
 		end -= 2;
 		memcpy(end, pairs + 2 * r, 2);
 	}
-	if (v >= 10) {
+	/* the rest in 32 bits: cheaper divisions, and most numbers are here */
+	uint32_t w = (uint32_t)v;
+	while (w >= 100) {
+		unsigned r = w % 100;
+		w /= 100;
 		end -= 2;
-		memcpy(end, pairs + 2 * v, 2);
+		memcpy(end, pairs + 2 * r, 2);
+	}
+	if (w >= 10) {
+		end -= 2;
+		memcpy(end, pairs + 2 * w, 2);
 	} else {
-		*--end = (char)('0' + v);
+		*--end = (char)('0' + w);
 	}
 	return end;
 }
@@ -486,16 +495,15 @@ size_t jo_fmt_us3(char *buf, int64_t ns)
 	/* Through the unsigned magnitude so INT64_MIN does not overflow;
 	 * written in place, from the end: a copy per number was a tenth of
 	 * formatting a trace. */
-	uint64_t m = magnitude(ns);
-	unsigned frac = (unsigned)(m % 1000);
-	size_t sign = ns < 0, whole = ndigits(m / 1000), n = sign + whole + 4;
+	uint64_t m = magnitude(ns), q = m / 1000;
+	unsigned frac = (unsigned)(m - q * 1000);
+	size_t sign = ns < 0, whole = ndigits(q), n = sign + whole + 4;
 	char *end = buf + n;
 	*end = '\0';
-	end[-1] = (char)('0' + frac % 10);
-	end[-2] = (char)('0' + frac / 10 % 10);
+	memcpy(end - 2, pairs + 2 * (frac % 100), 2);
 	end[-3] = (char)('0' + frac / 100);
 	end[-4] = '.';
-	digits(end - 4, m / 1000);
+	digits(end - 4, q);
 	if (sign)
 		buf[0] = '-';
 	return n;
