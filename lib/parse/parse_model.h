@@ -186,9 +186,10 @@ struct model_proc {
 	struct parse_idmap async;      /* id -> struct model_async */
 	struct model_thread **threads;
 	size_t nthreads, capthreads;
-	struct parse_idmap corr;       /* correlation -> struct model_corr */
-	struct model_corr **corr_ring; /* the same, oldest first, for forgetting */
-	size_t corr_head, corr_n, corr_cap;
+	struct parse_idmap corr;       /* correlation -> its number k + 1 */
+	struct model_corr *corr_ring;  /* number k at k & (corr_cap - 1), by value */
+	uint64_t corr_first;           /* the number of the oldest, forgotten first */
+	size_t corr_n, corr_cap;       /* cap: 0 or a power of two */
 	struct model_pdev *devs;
 	size_t ndevs;
 	struct model_pstream *streams;

@@ -48,36 +48,45 @@ void model_api_finish(struct parse_model *m)
 			model_api_flush(m, m->procs[i], m->procs[i]->threads[j], UINT64_MAX);
 }
 
+/* Correlations live by value in a ring, numbered as remembered; the map
+ * gives a correlation's number (a malloc per call and a pointer chase
+ * were a twentieth of a parse). */
+static struct model_corr *corr_at(const struct model_proc *p, uint64_t k)
+{
+	return &p->corr_ring[k & (p->corr_cap - 1)];
+}
+
 struct model_corr *model_corr_find(struct model_proc *p, uint64_t corr)
 {
-	return p && corr ? parse_idmap_get(&p->corr, corr) : NULL;
+	uintptr_t v = p && corr ? (uintptr_t)parse_idmap_get(&p->corr, corr) : 0;
+	return v ? corr_at(p, v - 1) : NULL;
 }
 
 /* Forgets the oldest correlation. */
 static void corr_drop(struct model_proc *p)
 {
-	struct model_corr *c = p->corr_ring[p->corr_head];
-	if (parse_idmap_get(&p->corr, c->corr) == c)
-		parse_idmap_del(&p->corr, c->corr);
-	free(c);
-	p->corr_head = (p->corr_head + 1) % p->corr_cap;
+	uint64_t k = p->corr_first;
+	uint64_t corr = corr_at(p, k)->corr;
+	if ((uintptr_t)parse_idmap_get(&p->corr, corr) == k + 1)
+		parse_idmap_del(&p->corr, corr);
+	p->corr_first++;
 	p->corr_n--;
 }
 
+/* Doubles the ring; each number keeps its place modulo the new size. */
 static int ring_reserve(struct model_proc *p)
 {
 	if (p->corr_n < p->corr_cap)
 		return 0;
 	size_t cap = p->corr_cap ? p->corr_cap * 2 : 256;
-	struct model_corr **v = malloc(cap * sizeof *v);
+	struct model_corr *v = malloc(cap * sizeof *v);
 	if (!v)
 		return -1;
-	for (size_t i = 0; i < p->corr_n; i++)
-		v[i] = p->corr_ring[(p->corr_head + i) % p->corr_cap];
+	for (uint64_t k = p->corr_first; k < p->corr_first + p->corr_n; k++)
+		v[k & (cap - 1)] = *corr_at(p, k);
 	free(p->corr_ring);
 	p->corr_ring = v;
 	p->corr_cap = cap;
-	p->corr_head = 0;
 	return 0;
 }
 
@@ -85,26 +94,23 @@ static int ring_reserve(struct model_proc *p)
 static void corr_remember(struct model_proc *p, const struct model_corr *in, uint64_t now)
 {
 	while (p->corr_n && (p->corr_n >= MODEL_CORR_MAX ||
-			     p->corr_ring[p->corr_head]->start_ns + MODEL_CORR_KEEP_NS <= now))
+			     corr_at(p, p->corr_first)->start_ns + MODEL_CORR_KEEP_NS <= now))
 		corr_drop(p);
-	struct model_corr *c = malloc(sizeof *c);
-	if (!c || ring_reserve(p) != 0) {
-		free(c);
+	if (ring_reserve(p) != 0)
 		return;
-	}
-	*c = *in;
-	if (parse_idmap_put(&p->corr, c->corr, c) == c) {
-		free(c);
-		return;
-	}
-	p->corr_ring[(p->corr_head + p->corr_n++) % p->corr_cap] = c;
+	uint64_t k = p->corr_first + p->corr_n;
+	void *num = (void *)(uintptr_t)(k + 1);
+	if (parse_idmap_put(&p->corr, in->corr, num) == num)
+		return;   /* out of memory: not remembered */
+	*corr_at(p, k) = *in;
+	p->corr_n++;
 }
 
 void model_corr_free(struct model_proc *p)
 {
-	while (p->corr_n)
-		corr_drop(p);
 	free(p->corr_ring);
+	p->corr_ring = NULL;
+	p->corr_n = p->corr_cap = 0;
 	parse_idmap_free(&p->corr);
 }
 
