@@ -1,4 +1,5 @@
 #include "common/bgwrite.h"
+#include "common/fsutil.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -27,7 +28,7 @@ static void *bgw_main(void *arg)
 		char *p = w->pending;
 		size_t n = w->len;
 		pthread_mutex_unlock(&w->mu);
-		int bad = n && fwrite(p, 1, n, w->f) != n;
+		int bad = n && fs_fwrite_direct(w->f, p, n) != 0;
 		pthread_mutex_lock(&w->mu);
 		w->error |= bad;
 		w->pending = NULL;

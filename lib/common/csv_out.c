@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/copy.h"
+#include "common/fsutil.h"
 #include "common/json_out.h"
 #include "common/scan.h"
 
@@ -13,7 +14,7 @@
  * is not needed: it was most of the cost of a field. */
 static void flush_row(struct csv *c)
 {
-	if (c->blen && fwrite_unlocked(c->buf, 1, c->blen, c->f) != c->blen)
+	if (c->blen && fs_fwrite_direct(c->f, c->buf, c->blen) != 0)
 		c->error = 1;
 	c->blen = 0;
 }
@@ -24,7 +25,7 @@ static inline void put(struct csv *c, const char *s, size_t n)
 	if (c->blen + n > sizeof c->buf) {
 		flush_row(c);
 		if (n > sizeof c->buf) {
-			if (fwrite_unlocked(s, 1, n, c->f) != n)
+			if (fs_fwrite_direct(c->f, s, n) != 0)
 				c->error = 1;
 			return;
 		}

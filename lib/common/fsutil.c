@@ -96,15 +96,7 @@ int fs_write_atomic(const char *path, const void *data, size_t len)
 		free(tmp);
 		return fd;
 	}
-	const char *p = data;
-	while (!rc && len > 0) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) { rc = -errno; break; }
-		p += w;
-		len -= (size_t)w;
-	}
+	rc = fs_write_all(fd, data, len);
 	if (close(fd) != 0 && !rc)
 		rc = -errno;
 	if (!rc && rename(tmp, path) != 0)
@@ -113,6 +105,31 @@ int fs_write_atomic(const char *path, const void *data, size_t len)
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+int fs_write_all(int fd, const void *data, size_t n)
+{
+	const char *p = data;
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int fs_fwrite_direct(FILE *f, const void *p, size_t n)
+{
+	int fd = fileno(f);
+	if (fd < 0)
+		return fwrite(p, 1, n, f) == n ? 0 : -1;
+	if (fflush(f) != 0)
+		return -1;
+	return fs_write_all(fd, p, n) == 0 ? 0 : -1;
 }
 
 int fs_create_file(const char *path, int flags)

@@ -3,6 +3,7 @@
 #define PROF_FSUTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define PROF_DIR_MODE  0750
@@ -24,6 +25,16 @@ int fs_write_atomic(const char *path, const void *data, size_t len);
  * first; O_EXCL|O_NOFOLLOW) with PROF_FILE_MODE past the umask, opened with
  * `flags` (O_WRONLY, O_RDWR). A descriptor, or -errno. */
 int fs_create_file(const char *path, int flags);
+
+/* Writes n bytes to fd, all of them (retrying short writes and EINTR).
+ * 0 or -errno. */
+int fs_write_all(int fd, const void *p, size_t n);
+
+/* Writes n bytes to f past its buffer (after what f holds), with write(2)
+ * on its descriptor: a large block needs no copy into the FILE (that copy
+ * was a tenth of a parse's instructions). A FILE with no descriptor
+ * (open_memstream) takes them through fwrite. 0 or -1. */
+int fs_fwrite_direct(FILE *f, const void *p, size_t n);
 
 /* path joined: a + "/" + b, malloc'd (NULL on ENOMEM). */
 char *fs_join(const char *a, const char *b);

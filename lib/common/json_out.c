@@ -7,6 +7,7 @@
 
 #include "common/bgwrite.h"
 #include "common/copy.h"
+#include "common/fsutil.h"
 #include "common/scan.h"
 
 #define JO_BG_BUF (1u << 20)
@@ -21,7 +22,7 @@ static void flush_buf(struct jo *j)
 		sb_add(j->sb, j->out, j->blen);
 	else if (j->bg)
 		j->out = bgw_swap(j->bg, j->out, j->blen);
-	else if (j->blen && fwrite(j->out, 1, j->blen, j->f) != j->blen)
+	else if (j->blen && fs_fwrite_direct(j->f, j->out, j->blen) != 0)
 		j->error = 1;
 	j->blen = 0;
 }
