@@ -59,15 +59,15 @@ static void field(struct csv *c, const char *s, size_t n)
 		return;
 	}
 	put(c, "\"", 1);
-	size_t start = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] != '"')
-			continue;
-		put(c, s + start, i + 1 - start); /* through the quote ... */
-		put(c, "\"", 1);                  /* ... and once more */
-		start = i + 1;
+	const char *q;
+	while ((q = memchr(s, '"', n)) != NULL) {
+		size_t k = (size_t)(q - s) + 1;
+		put(c, s, k);          /* through the quote ... */
+		put(c, "\"", 1);       /* ... and once more */
+		s += k;
+		n -= k;
 	}
-	put(c, s + start, n - start);
+	put(c, s, n);
 	put(c, "\"", 1);
 }
 
