@@ -102,24 +102,41 @@ static inline size_t scan_csv_plain(const char *s, size_t n)
 	return i;
 }
 
-/* Copies the NUL-terminated s to d up to the first byte JSON treats
- * specially (the NUL among them), sixteen bytes at a time: one pass where
- * strlen, scan_json_plain and a copy made three. Stops early, with fewer
- * bytes copied, where a load would cross a page or d would pass `lim` (d
- * may be written up to 16 bytes past what it returns, never past lim);
- * returns the bytes copied, so s[ret] is the byte to look at next. Without
- * SSE2, or under sanitizers, copies nothing. */
-static inline size_t scan_json_copy(char *d, const char *s, const char *lim)
+#if SCAN_OVERREAD
+/* The bytes of x that stop a copy: JSON's specials (the NUL among the
+ * controls), or CSV's and the NUL. */
+static inline int scan_stops(__m128i x, int csv)
+{
+	__m128i m;
+	if (csv)
+		m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(',')),
+					      _mm_cmpeq_epi8(x, _mm_set1_epi8('"'))),
+				 _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\r')),
+							   _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))),
+					      _mm_cmpeq_epi8(x, _mm_setzero_si128())));
+	else   /* as signed bytes, the controls and all of non-ASCII are below ' ' */
+		m = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(' ')),
+				 _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+					      _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+	return _mm_movemask_epi8(m);
+}
+#endif
+
+/* Copies the NUL-terminated s to d up to the first byte JSON (or CSV)
+ * treats specially, or the NUL, sixteen bytes at a time: one pass where
+ * strlen, a scan and a copy made three. Stops early, with fewer bytes
+ * copied, where a load would cross a page or d would pass `lim` (d may be
+ * written up to 16 bytes past what it returns, never past lim); returns
+ * the bytes copied, so s[ret] is the byte to look at next. Without SSE2,
+ * or under sanitizers, copies nothing. */
+static inline size_t scan_copy(char *d, const char *s, const char *lim, int csv)
 {
 	size_t i = 0;
 #if SCAN_OVERREAD
-	const __m128i sp = _mm_set1_epi8(' '), q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
 	while (d + i + 16 <= lim && scan_same_page(s + i)) {
 		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
 		_mm_storeu_si128((__m128i *)(void *)(d + i), x);
-		__m128i m = _mm_or_si128(_mm_cmplt_epi8(x, sp),
-					 _mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, bs)));
-		int bits = _mm_movemask_epi8(m);
+		int bits = scan_stops(x, csv);
 		if (bits)
 			return i + (size_t)__builtin_ctz((unsigned)bits);
 		i += 16;
@@ -128,35 +145,20 @@ static inline size_t scan_json_copy(char *d, const char *s, const char *lim)
 	(void)d;
 	(void)s;
 	(void)lim;
+	(void)csv;
 #endif
 	return i;
 }
 
-/* scan_json_copy for CSV: stops at ',', '"', '\r', '\n' or the NUL. */
+static inline size_t scan_json_copy(char *d, const char *s, const char *lim)
+{
+	return scan_copy(d, s, lim, 0);
+}
+
+/* Stops at ',', '"', '\r', '\n' or the NUL. */
 static inline size_t scan_csv_copy(char *d, const char *s, const char *lim)
 {
-	size_t i = 0;
-#if SCAN_OVERREAD
-	const __m128i a = _mm_set1_epi8(','), b = _mm_set1_epi8('"');
-	const __m128i c = _mm_set1_epi8('\r'), e = _mm_set1_epi8('\n'), z = _mm_setzero_si128();
-	while (d + i + 16 <= lim && scan_same_page(s + i)) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-		_mm_storeu_si128((__m128i *)(void *)(d + i), x);
-		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, a), _mm_cmpeq_epi8(x, b)),
-					 _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, c),
-								   _mm_cmpeq_epi8(x, e)),
-						      _mm_cmpeq_epi8(x, z)));
-		int bits = _mm_movemask_epi8(m);
-		if (bits)
-			return i + (size_t)__builtin_ctz((unsigned)bits);
-		i += 16;
-	}
-#else
-	(void)d;
-	(void)s;
-	(void)lim;
-#endif
-	return i;
+	return scan_copy(d, s, lim, 1);
 }
 
 #endif

@@ -19,25 +19,21 @@ void out_trace_dev_props(struct jo *j, const struct out_dev_info *d, size_t n)
 	jo_arr_end(j);
 }
 
-static void link_args(struct jo *j, uint32_t device, uint32_t stream,
-		      const struct out_dev_link *l)
+/* "External id" and a comma, when the task's op is known. */
+static char *ext_at(char *p, const struct out_dev_link *l)
 {
-	if (l->ext_id)
-		jo_kuint(j, "External id", l->ext_id);
-	jo_kuint(j, "device", device);
-	jo_kuint(j, "stream", stream);
-	jo_kuint(j, "correlation", l->correlation);
+	if (!l->ext_id)
+		return p;
+	p = JO_LIT(p, "\"External id\":");
+	p += jo_fmt_uint(p, l->ext_id);
+	*p++ = ',';
+	return p;
 }
 
-/* link_args in place (the line's first args). */
+/* A task's first args: "External id", "device", "stream", "correlation". */
 static char *link_at(char *p, uint32_t device, uint32_t stream, const struct out_dev_link *l)
 {
-	if (l->ext_id) {
-		p = JO_LIT(p, "\"External id\":");
-		p += jo_fmt_uint(p, l->ext_id);
-		*p++ = ',';
-	}
-	p = JO_LIT(p, "\"device\":");
+	p = JO_LIT(ext_at(p, l), "\"device\":");
 	p += jo_fmt_uint(p, device);
 	p = JO_LIT(p, ",\"stream\":");
 	p += jo_fmt_uint(p, stream);
@@ -53,21 +49,6 @@ static char *dim3_at(char *p, const uint32_t v[3])
 		*p++ = i < 2 ? ',' : ']';
 	}
 	return p;
-}
-
-static void begin_x(struct out_trace *t, const char *cat, const char *name, int64_t pid,
-		    int64_t tid, uint64_t start_ns, uint64_t end_ns)
-{
-	out_trace_begin(t, "X", cat, name, pid, tid, start_ns);
-	jo_kns_us(&t->j, "dur", end_ns > start_ns ? (int64_t)(end_ns - start_ns) : 0);
-	jo_key(&t->j, "args");
-	jo_obj_begin(&t->j);
-}
-
-static void end_x(struct out_trace *t)
-{
-	jo_obj_end(&t->j);
-	out_trace_end(t);
 }
 
 void out_trace_activity(struct out_trace *t, const struct raw_dev_activity *a, const char *cat,
@@ -95,6 +76,17 @@ void out_trace_activity(struct out_trace *t, const struct raw_dev_activity *a, c
 	out_trace_line_end(t, JO_LIT(p, "}}"));
 }
 
+/* A string value (null for NULL), in place. */
+static char *str_at(struct jo *j, char *p, const char *s)
+{
+	if (!s)
+		return JO_LIT(p, "null");
+	*p++ = '"';
+	p = jo_cstr_at(j, p, s);
+	*p++ = '"';
+	return p;
+}
+
 static const char *coll_name(uint32_t op)
 {
 	static const char *const n[] = { "", "allreduce", "allgather", "broadcast",
@@ -107,16 +99,23 @@ void out_trace_collective(struct out_trace *t, const struct raw_dev_collective *
 			  uint64_t start_ns, const struct out_dev_link *l)
 {
 	struct jo *j = &t->j;
-	begin_x(t, "kernel", name, c->device, c->stream, start_ns, c->end);
-	link_args(j, c->device, c->stream, l);
-	jo_kuint(j, "bytes", c->bytes);
-	jo_kstr(j, "Collective name", coll_name(c->op));
-	jo_kstr(j, "Process Group Name", group);
-	jo_kstr(j, "Process Group Ranks", ranks);
-	jo_kint(j, "Rank", c->rank);
-	if (c->op == RAW_COLL_SEND || c->op == RAW_COLL_RECV)
-		jo_kint(j, "Peer", c->peer);
-	end_x(t);
+	char *p = out_trace_x_at(t, "kernel", name, c->device, c->stream, start_ns, c->end);
+	p = link_at(JO_LIT(p, ",\"args\":{"), c->device, c->stream, l);
+	p = JO_LIT(p, ",\"bytes\":");
+	p += jo_fmt_uint(p, c->bytes);
+	p = JO_LIT(p, ",\"Collective name\":");
+	p = str_at(j, p, coll_name(c->op));
+	p = JO_LIT(p, ",\"Process Group Name\":");
+	p = str_at(j, p, group);
+	p = JO_LIT(p, ",\"Process Group Ranks\":");
+	p = str_at(j, p, ranks);
+	p = JO_LIT(p, ",\"Rank\":");
+	p += jo_fmt_int(p, c->rank);
+	if (c->op == RAW_COLL_SEND || c->op == RAW_COLL_RECV) {
+		p = JO_LIT(p, ",\"Peer\":");
+		p += jo_fmt_int(p, c->peer);
+	}
+	out_trace_line_end(t, JO_LIT(p, "}}"));
 }
 
 void out_trace_api(struct out_trace *t, int64_t pid, int64_t tid, const char *cat,
@@ -124,12 +123,7 @@ void out_trace_api(struct out_trace *t, int64_t pid, int64_t tid, const char *ca
 		   const struct out_dev_link *l)
 {
 	char *p = JO_LIT(out_trace_x_at(t, cat, name, pid, tid, start_ns, end_ns), ",\"args\":{");
-	if (l->ext_id) {
-		p = JO_LIT(p, "\"External id\":");
-		p += jo_fmt_uint(p, l->ext_id);
-		*p++ = ',';
-	}
-	p = JO_LIT(p, "\"cbid\":");
+	p = JO_LIT(ext_at(p, l), "\"cbid\":");
 	p += jo_fmt_uint(p, cbid);
 	p = JO_LIT(p, ",\"correlation\":");
 	p += jo_fmt_uint(p, l->correlation);

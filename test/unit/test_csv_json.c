@@ -184,6 +184,18 @@ static size_t csv_plain_ref(const char *s, size_t n)
 	return i;
 }
 
+/* A writable page with an unreadable one after it (two pages to unmap). */
+static char *guarded_page(long page)
+{
+	char *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(map != MAP_FAILED);
+	if (map == MAP_FAILED)
+		return NULL;
+	CHECK(mprotect(map + page, (size_t)page, PROT_NONE) == 0);
+	return map;
+}
+
 /* The scans against a byte-at-a-time reference, for every length to 40 and
  * every position of a special byte, with strings placed to end right before
  * an unreadable page (the tail's 16-byte load must not cross into it) and
@@ -191,12 +203,9 @@ static size_t csv_plain_ref(const char *s, size_t n)
 static void test_scan(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	char *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	CHECK(map != MAP_FAILED);
-	if (map == MAP_FAILED)
+	char *map = guarded_page(page);
+	if (!map)
 		return;
-	CHECK(mprotect(map + page, (size_t)page, PROT_NONE) == 0);
 	memset(map, 'a', (size_t)page);
 	static const char specials[] = { '"', '\\', '\n', ',', '\r', 0x01, (char)0xc3, ' ' };
 	for (size_t n = 0; n <= 40; n++) {
@@ -306,12 +315,9 @@ static void in_place_pair(struct jo *a, struct jo *b, char *end)
 static void test_in_place(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	char *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	CHECK(map != MAP_FAILED);
-	if (map == MAP_FAILED)
+	char *map = guarded_page(page);
+	if (!map)
 		return;
-	CHECK(mprotect(map + page, (size_t)page, PROT_NONE) == 0);
 	struct strbuf want = STRBUF_INIT, got = STRBUF_INIT;
 	struct jo a, b;
 	jo_init_sb(&a, &want, 1);
@@ -341,12 +347,9 @@ static void test_in_place(void)
 static void test_csv_str(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	char *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	CHECK(map != MAP_FAILED);
-	if (map == MAP_FAILED)
+	char *map = guarded_page(page);
+	if (!map)
 		return;
-	CHECK(mprotect(map + page, (size_t)page, PROT_NONE) == 0);
 	static const char specials[] = { ',', '"', '\r', '\n', 'x' };
 	char *ta = NULL, *tb = NULL;
 	size_t la = 0, lb = 0;
