@@ -14,6 +14,11 @@
  * is not needed: it was most of the cost of a field. */
 static void flush_row(struct csv *c)
 {
+	if (!c->f) {   /* nowhere to go: the row is lost, and said so */
+		c->error |= c->blen != 0;
+		c->blen = 0;
+		return;
+	}
 	if (c->blen && fs_fwrite_direct(c->f, c->buf, c->blen) != 0)
 		c->error = 1;
 	c->blen = 0;
@@ -25,7 +30,7 @@ static inline void put(struct csv *c, const char *s, size_t n)
 	if (c->blen + n > sizeof c->buf) {
 		flush_row(c);
 		if (n > sizeof c->buf) {
-			if (fs_fwrite_direct(c->f, s, n) != 0)
+			if (!c->f || fs_fwrite_direct(c->f, s, n) != 0)
 				c->error = 1;
 			return;
 		}
@@ -142,9 +147,18 @@ void csv_end_row(struct csv *c)
 	c->rows++;
 }
 
+const char *csv_take(struct csv *c, size_t *n)
+{
+	*n = c->blen;
+	c->blen = 0;
+	return c->buf;
+}
+
 int csv_finish(struct csv *c)
 {
 	flush_row(c);
+	if (!c->f)
+		return c->error ? -1 : 0;
 	if (fflush(c->f) != 0 || ferror(c->f))
 		c->error = 1;
 	return c->error ? -1 : 0;

@@ -21,7 +21,12 @@ struct csv {
 	char buf[16384];
 };
 
+/* f NULL: the rows stay in the writer for csv_take (a row that does not
+ * fit its buffer sets `error`). */
 void csv_init(struct csv *c, FILE *f);
+/* A FILE-less writer's bytes since the last take: handed over (valid
+ * until the next call) and forgotten. */
+const char *csv_take(struct csv *c, size_t *n);
 
 /* Writes `header` as it is (already comma-separated) and ends the line. */
 void csv_header(struct csv *c, const char *header);

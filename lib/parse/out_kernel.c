@@ -14,17 +14,24 @@ int out_kernel_open(struct out_kernel *k, const char *dir, uint64_t base_mono_ns
 {
 	memset(k, 0, sizeof *k);
 	k->base = base_mono_ns;
-	int rc = out_spill_open(&k->spill, dir);
-	if (rc)
+	k->dir = strdup(dir);
+	if (!k->dir)
+		return -ENOMEM;
+	int rc = out_file_open(&k->out, dir, "kernel_details.csv");
+	if (rc) {
+		free(k->dir);
+		k->dir = NULL;
 		return rc;
-	csv_init(&k->c, k->spill.f);
+	}
+	csv_init(&k->oc, k->out.f);
+	csv_header(&k->oc, OUT_KERNEL_HEADER);
+	csv_init(&k->c, NULL);
 	return 0;
 }
 
-void out_kernel_row(struct out_kernel *k, const struct out_kernel_row *r)
+/* A row's text, Step Id left out. */
+static void row_text(const struct out_kernel *k, struct csv *c, const struct out_kernel_row *r)
 {
-	struct csv *c = &k->c;
-	out_spill_key(c, r->pid, r->attr_ns);
 	csv_uint(c, r->device);
 	csv_lit(c, NA);
 	csv_uint(c, r->correlation);
@@ -44,27 +51,129 @@ void out_kernel_row(struct out_kernel *k, const struct out_kernel_row *r)
 	for (int i = 0; i < 4; i++)
 		csv_lit(c, NA);
 	csv_end_row(c);
-	k->rows++;
 }
 
-int out_kernel_write(struct out_kernel *k, const char *dir, const struct out_step_find *f)
+/* Keeps a row in memory; 0 when that would pass OUT_KERNEL_WAIT_MAX. */
+static int wait_push(struct out_kernel *k, int32_t pid, uint64_t ns, const char *text, size_t n)
 {
-	struct out_file o;
-	struct csv c;
-	int rc = out_file_open(&o, dir, "kernel_details.csv");
+	struct out_kernel_wait h = { pid, (uint32_t)n, ns };
+	size_t need = sizeof h + n;
+	if (k->len - k->head + need > OUT_KERNEL_WAIT_MAX)
+		return 0;
+	if (k->len + need > k->cap && k->head) {   /* what was written goes */
+		memmove(k->wait, k->wait + k->head, k->len - k->head);
+		k->len -= k->head;
+		k->head = 0;
+	}
+	if (k->len + need > k->cap) {
+		size_t cap = k->cap ? k->cap : 65536;
+		while (cap < k->len + need)
+			cap *= 2;
+		unsigned char *v = realloc(k->wait, cap);
+		if (!v)
+			return 0;
+		k->wait = v;
+		k->cap = cap;
+	}
+	memcpy(k->wait + k->len, &h, sizeof h);
+	memcpy(k->wait + k->len + sizeof h, text, n);
+	k->len += need;
+	return 1;
+}
+
+/* From now on rows wait in the spill: the waiting ones go there first. */
+static int start_spill(struct out_kernel *k)
+{
+	int rc = out_spill_open(&k->spill, k->dir);
 	if (rc)
 		return rc;
-	csv_init(&c, o.f);
-	csv_header(&c, OUT_KERNEL_HEADER);
-	int failed = csv_finish(&c) != 0;   /* the header before the rows */
-	failed |= csv_finish(&k->c) != 0;
-	if (!failed && k->spill.f)
-		failed = out_spill_replay(k->spill.f, o.f, f, 1) != 0;
-	return out_file_commit(&o, failed);
+	csv_init(&k->c, k->spill.f);
+	k->spilling = 1;
+	while (k->head < k->len) {
+		struct out_kernel_wait h;
+		memcpy(&h, k->wait + k->head, sizeof h);
+		out_spill_key(&k->c, h.pid, h.ns);
+		csv_raw(&k->c, k->wait + k->head + sizeof h, h.len);
+		k->head += sizeof h + h.len;
+	}
+	free(k->wait);
+	k->wait = NULL;
+	k->head = k->len = k->cap = 0;
+	return 0;
+}
+
+void out_kernel_row(struct out_kernel *k, const struct out_kernel_row *r)
+{
+	k->rows++;
+	if (!k->spilling) {
+		size_t n;
+		row_text(k, &k->c, r);
+		const char *text = csv_take(&k->c, &n);
+		if (!k->c.error && wait_push(k, r->pid, r->attr_ns, text, n))
+			return;
+		k->c.error = 0;   /* too long for the row buffer, or too much waiting */
+		if (start_spill(k) != 0) {
+			k->failed = 1;
+			return;
+		}
+	}
+	out_spill_key(&k->c, r->pid, r->attr_ns);
+	row_text(k, &k->c, r);
+}
+
+static void drain(struct out_kernel *k, out_kernel_step_fn step, void *ctx,
+		  const struct out_step_find *want)
+{
+	while (k->head < k->len) {
+		struct out_kernel_wait h;
+		memcpy(&h, k->wait + k->head, sizeof h);
+		int64_t s = step(ctx, h.pid, h.ns);
+		if (s == OUT_KERNEL_WAIT)
+			break;
+		if (out_step_find_wanted(want, s)) {
+			char b[24];
+			csv_raw(&k->oc, b, out_spill_step_field(b, s));
+			csv_raw(&k->oc, k->wait + k->head + sizeof h, h.len);
+		}
+		k->head += sizeof h + h.len;
+	}
+	if (k->head == k->len)
+		k->head = k->len = 0;
+}
+
+void out_kernel_settle(struct out_kernel *k, out_kernel_step_fn step, void *ctx,
+		       const uint64_t *want, size_t nwant)
+{
+	struct out_step_find w = { .want = want, .nwant = nwant };
+	drain(k, step, ctx, &w);
+}
+
+static int64_t final_step(void *ctx, int32_t pid, uint64_t ns)
+{
+	return out_step_find(ctx, pid, ns);
+}
+
+int out_kernel_write(struct out_kernel *k, const struct out_step_find *f)
+{
+	drain(k, final_step, (void *)f, f);
+	int failed = k->failed;
+	failed |= csv_finish(&k->oc) != 0;   /* before the spill's rows */
+	if (k->spilling) {
+		failed |= csv_finish(&k->c) != 0;
+		if (!failed)
+			failed = out_spill_replay(k->spill.f, k->out.f, f, 1) != 0;
+	}
+	return out_file_commit(&k->out, failed);
 }
 
 void out_kernel_free(struct out_kernel *k)
 {
+	if (k->out.f)
+		out_file_abort(&k->out);
 	if (k->spill.f)
 		out_file_abort(&k->spill);
+	free(k->wait);
+	free(k->dir);
+	k->wait = NULL;
+	k->dir = NULL;
 }

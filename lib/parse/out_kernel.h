@@ -9,8 +9,12 @@
  * Step Id is the step whose [start, end) holds the start of the API call
  * that launched the task (the task's own start when the launch is not
  * known), empty outside every step. Steps are known only when they end, so
- * rows wait in a spill (out_spill.h) without their Step Id. Memory: none
- * per row.
+ * rows wait, in memory, in the order they came, and go to the file as the
+ * model says their step is settled (out_kernel_settle). Rows that would
+ * wait for more than OUT_KERNEL_WAIT_MAX bytes (a process that never
+ * marks steps, a very long step) go to a spill (out_spill.h) instead, with
+ * every row after them, and are written at the end: the file is the same
+ * either way. Memory: at most OUT_KERNEL_WAIT_MAX.
  */
 #ifndef PROF_OUT_KERNEL_H
 #define PROF_OUT_KERNEL_H
@@ -40,18 +44,45 @@ struct out_kernel_row {
 	const char *shapes, *types;  /* the launching operator's; NULL: not known */
 };
 
+#define OUT_KERNEL_WAIT_MAX (8u << 20)
+
+/* Rows waiting for their step: each a struct out_kernel_wait, then its
+ * text; [head, len) of buf. */
+struct out_kernel_wait {
+	int32_t pid;
+	uint32_t len;
+	uint64_t ns;
+};
+
 struct out_kernel {
+	struct out_file out;         /* kernel_details.csv */
+	struct csv oc;               /* writing it */
+	struct csv c;                /* a row's text: in memory, or into the spill */
+	unsigned char *wait;
+	size_t head, len, cap;
+	int spilling;                /* rows go to the spill from now on */
+	int failed;                  /* a row could not be kept */
+	char *dir;
 	struct out_file spill;
-	struct csv c;
 	uint64_t base;               /* monotonic ns of ts 0 */
 	uint64_t rows;
 };
 
-/* 0 or a negative errno. */
+/* A waiting row's step: OUT_KERNEL_WAIT while it may still change, else
+ * its number or -1 (in no step), as out_step_find will say at the end. */
+#define OUT_KERNEL_WAIT INT64_MIN
+typedef int64_t (*out_kernel_step_fn)(void *ctx, int32_t pid, uint64_t ns);
+
+/* Creates dir/kernel_details.csv.tmp. 0 or a negative errno. */
 int out_kernel_open(struct out_kernel *k, const char *dir, uint64_t base_mono_ns);
 void out_kernel_row(struct out_kernel *k, const struct out_kernel_row *r);
-/* Writes dir/kernel_details.csv. 0 or a negative errno. */
-int out_kernel_write(struct out_kernel *k, const char *dir, const struct out_step_find *f);
+/* Writes the waiting rows, oldest first, while `step` knows their step;
+ * those of steps --step-list (want, nwant; NULL: all) leaves out go. */
+void out_kernel_settle(struct out_kernel *k, out_kernel_step_fn step, void *ctx,
+		       const uint64_t *want, size_t nwant);
+/* Writes the rest (f knows every step) and renames the file into place.
+ * 0 or a negative errno. */
+int out_kernel_write(struct out_kernel *k, const struct out_step_find *f);
 void out_kernel_free(struct out_kernel *k);
 
 #endif

@@ -54,6 +54,13 @@ static int copy_row(FILE *in, FILE *out, char **line, size_t *cap)
 	return any ? 0 : -1;
 }
 
+size_t out_spill_step_field(char *b, int64_t step)
+{
+	size_t n = step >= 0 ? jo_fmt_int(b, step) : 0;
+	b[n++] = ',';
+	return n;
+}
+
 int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f, int step_column)
 {
 	int32_t pid;
@@ -66,9 +73,7 @@ int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f, int 
 		FILE *to = out_step_find_wanted(f, step) ? out : NULL;
 		if (to && step_column) {
 			char b[24];
-			size_t n = step >= 0 ? jo_fmt_int(b, step) : 0;
-			b[n++] = ',';
-			fwrite_unlocked(b, 1, n, to);
+			fwrite_unlocked(b, 1, out_spill_step_field(b, step), to);
 		}
 		if (copy_row(spill, to, &line, &cap) != 0)
 			break;

@@ -19,6 +19,8 @@ int out_spill_open(struct out_file *spill, const char *dir);
 /* Starts a row (of c, writing to the spill): the process and moment that
  * pick its step. */
 void out_spill_key(struct csv *c, int32_t pid, uint64_t ns);
+/* The Step Id field and its comma into b (24 bytes): empty for -1. */
+size_t out_spill_step_field(char *b, int64_t step);
 /* Copies the rows of the steps f wants to out, each after its step and a
  * comma when step_column (empty outside every step). 0 or -EIO. */
 int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f, int step_column);

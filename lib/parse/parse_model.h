@@ -258,6 +258,7 @@ struct parse_model {
 	struct model_counts n;
 	const uint64_t *want_steps;    /* --step-list, or NULL: every step */
 	size_t nwant_steps;
+	int steps_unordered;           /* a pid's steps came out of start order */
 };
 
 /* Builds the processes and threads of the streams and links each stream

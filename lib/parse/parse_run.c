@@ -355,7 +355,7 @@ static int write_step_files(struct run *u, struct outs *o, struct parse_model *m
 	f.want = u->o->steps;
 	f.nwant = u->o->nsteps;
 	int rd = out_op_details_close(&o->details, &f);
-	rc = out_kernel_write(&o->kernels, u->out_dir, &f);
+	rc = out_kernel_write(&o->kernels, &f);
 	int rm = out_comm_write(&o->comm, &f, m->nsteps > 0, o->trace.base);
 	out_step_find_free(&f);
 	return rd ? rd : rc ? rc : rm;
