@@ -71,19 +71,18 @@ static struct out_namestat_entry *entry_hashed(struct out_namestat *st, int32_t 
 	return e;
 }
 
-/* Through the cache first; its hits are checked by content, so an address
- * reused for another name only misses. */
+/* Through the cache first: a hit is the same addresses (see the header). */
 static struct out_namestat_entry *entry_of(struct out_namestat *st, int32_t group,
 					   const char *tag, const char *name)
 {
 	uint64_t k = ((uint64_t)(uintptr_t)name ^ ((uint64_t)(uintptr_t)tag << 7) ^
 		      (uint64_t)(uint32_t)group) * 0x9e3779b97f4a7c15ull;
-	struct out_namestat_entry **slot = &st->cache[(k >> 56) & (OUT_NAMESTAT_CACHE - 1)];
-	if (*slot && entry_is(*slot, group, tag, name))
-		return *slot;
+	struct out_namestat_hit *h = &st->cache[(k >> 56) & (OUT_NAMESTAT_CACHE - 1)];
+	if (h->e && h->name == name && h->tag == tag && h->group == group)
+		return h->e;
 	struct out_namestat_entry *e = entry_hashed(st, group, tag, name);
 	if (e)
-		*slot = e;
+		*h = (struct out_namestat_hit){ name, tag, group, e };
 	return e;
 }
 
@@ -125,7 +124,8 @@ int out_namestat_merge(struct out_namestat *dst, const struct out_namestat *src)
 		const struct out_namestat_entry *s = src->v[i];
 		if (s->count == 0)
 			continue;
-		struct out_namestat_entry *d = entry_of(dst, s->group, s->tag, s->name);
+		/* by content: src's copies of the names may go before dst does */
+		struct out_namestat_entry *d = entry_hashed(dst, s->group, s->tag, s->name);
 		if (!d)
 			return -ENOMEM;
 		entry_merge(d, s);
