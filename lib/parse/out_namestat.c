@@ -77,7 +77,7 @@ static struct out_namestat_entry *entry_of(struct out_namestat *st, int32_t grou
 {
 	uint64_t k = ((uint64_t)(uintptr_t)name ^ ((uint64_t)(uintptr_t)tag << 7) ^
 		      (uint64_t)(uint32_t)group) * 0x9e3779b97f4a7c15ull;
-	struct out_namestat_hit *h = &st->cache[(k >> 56) & (OUT_NAMESTAT_CACHE - 1)];
+	struct out_namestat_hit *h = &st->cache[(k >> 54) & (OUT_NAMESTAT_CACHE - 1)];
 	if (h->e && h->name == name && h->tag == tag && h->group == group)
 		return h->e;
 	struct out_namestat_entry *e = entry_hashed(st, group, tag, name);

@@ -25,7 +25,7 @@ struct out_namestat_entry {
 	struct out_namestat_entry *next;  /* same hash */
 };
 
-#define OUT_NAMESTAT_CACHE 256
+#define OUT_NAMESTAT_CACHE 1024
 
 struct out_namestat {
 	struct parse_idmap by_hash;
