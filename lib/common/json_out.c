@@ -337,14 +337,14 @@ void jo_raw(struct jo *j, const char *json)
 	puts_(j, json);
 }
 
-/* Writes v in decimal ending just before `end`; returns where it begins.
- * (snprintf was most of the cost of writing a large trace; two digits a
- * step halve the divisions.) */
 static const char pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+/* Writes v in decimal ending just before `end`; returns where it begins.
+ * (snprintf was most of the cost of writing a large trace; two digits a
+ * step halve the divisions.) */
 static char *digits(char *end, uint64_t v)
 {
 	while (v > UINT32_MAX) {
