@@ -8,14 +8,13 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "fuzz_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 
 	struct prof_config c;
 	struct cfg_error err = { { 0 } };

@@ -10,6 +10,7 @@
 
 #include "cluster/cluster.h"
 #include "stats/csv_read.h"
+#include "fuzz_text.h"
 
 static void read_table(const char *text, size_t size)
 {
@@ -32,11 +33,9 @@ static void read_table(const char *text, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	read_table(text, size);
 	struct cluster_rank r;
 	memset(&r, 0, sizeof r);
