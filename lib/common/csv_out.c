@@ -1,4 +1,3 @@
-#define _GNU_SOURCE
 #include "common/csv_out.h"
 
 #include <inttypes.h>

@@ -1,7 +1,6 @@
 #include "parse/out_kernel.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 

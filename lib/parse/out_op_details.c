@@ -1,6 +1,5 @@
 #include "parse/out_op_details.h"
 
-#include <errno.h>
 #include <string.h>
 
 #include "parse/out_spill.h"
