@@ -1,8 +1,8 @@
 /* The device stream's reorder window (parse/parse_reorder): records put
- * back in start order through the in-order queue and the heap together,
- * checked against a plain sorted list driven the same way (push until
- * ripe, then pop), with the window, the size cap and the late/forced
- * counts. */
+ * back in start order through the open run, the closed runs and the heap
+ * together, checked against a plain sorted list driven the same way (push
+ * until ripe, then pop), with the window, the size cap, the run size and
+ * the late/forced counts. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +54,15 @@ static struct reorder_ent ref_pop(struct ref *r, uint64_t window, size_t max)
 	return top;
 }
 
-/* Start times that mostly rise, with `jitter` of the records moved back
- * by up to `back` ns (a long kernel reported after short ones). */
-static void make(uint64_t *ns, size_t n, unsigned seed, int jitter, uint64_t back)
+enum shape { RISING, FAR_LATE, FAR_EARLY, FALLING };
+
+/* Start times that mostly rise, with `jitter` % of the records moved back
+ * by up to `back` ns (a long kernel reported after short ones). FAR_LATE:
+ * also one in 50 from far back (beyond any scan). FAR_EARLY: one in 50
+ * from far ahead (a damaged clock: it pins its run). FALLING: blocks of 40
+ * in falling order. */
+static void make(uint64_t *ns, size_t n, unsigned seed, int jitter, uint64_t back,
+		 enum shape shape)
 {
 	srand(seed);
 	uint64_t t = 1000000;
@@ -65,10 +71,17 @@ static void make(uint64_t *ns, size_t n, unsigned seed, int jitter, uint64_t bac
 		ns[i] = t;
 		if (rand() % 100 < jitter)
 			ns[i] = t > back ? t - (uint64_t)(rand() % (int)back) : 0;
+		if (shape == FAR_LATE && rand() % 50 == 0)
+			ns[i] = t / 2;
+		if (shape == FAR_EARLY && rand() % 50 == 0)
+			ns[i] = t * 4;
+		if (shape == FALLING)
+			ns[i] = t + 4000 - (i % 40) * 100;
 	}
 }
 
-static void run(unsigned seed, int jitter, uint64_t back, uint64_t window, size_t max)
+static void run(unsigned seed, int jitter, uint64_t back, uint64_t window, size_t max,
+		size_t run_cap, enum shape shape)
 {
 	static uint64_t ns[N];
 	static struct ref r;
@@ -77,8 +90,9 @@ static void run(unsigned seed, int jitter, uint64_t back, uint64_t window, size_
 	reorder_init(&q);
 	q.window_ns = window;
 	q.max = max;
+	q.run_cap = run_cap;
 	memset(&r, 0, sizeof r);
-	make(ns, N, seed, jitter, back);
+	make(ns, N, seed, jitter, back, shape);
 	size_t i = 0, out = 0, same = 0;
 	for (;;) {
 		while (i < N && !reorder_ripe(&q)) {
@@ -99,12 +113,53 @@ static void run(unsigned seed, int jitter, uint64_t back, uint64_t window, size_
 	reorder_free(&q);
 }
 
+/* One record in a hundred starts nearly a window ahead of the others,
+ * so it waits a window while the rest wait a hundredth of one: each would
+ * hold its whole run (a hundred entries) that long. Runs overtaken with a
+ * quarter left give their records to the heap instead, so the window
+ * holds those records, not a thousand runs. */
+static void test_pinned_runs(void)
+{
+	enum { RECS = 300000, CAP = 100 };
+	static unsigned char recs[RECS];
+	struct parse_reorder q;
+	reorder_init(&q);
+	q.window_ns = 1000000;
+	q.run_cap = CAP;
+	size_t out = 0;
+	for (size_t i = 0; i < RECS; i++) {
+		while (reorder_ripe(&q)) {
+			reorder_pop(&q);
+			out++;
+		}
+		uint64_t ns = 1000000 + i * 10;
+		CHECK(reorder_push(&q, i % CAP == 50 ? ns + 990000 : ns, recs + i) == 0);
+	}
+	CHECK(q.nruns <= 20);
+	CHECK(q.nheap >= 900);
+	while (q.n) {
+		reorder_pop(&q);
+		out++;
+	}
+	CHECK(out == RECS && q.late == 0);
+	reorder_free(&q);
+}
+
 int main(void)
 {
-	run(1, 0, 1, 1000, 1u << 20);            /* in order: the queue alone */
-	run(2, 5, 2000, 1000, 1u << 20);         /* a few late, beyond the window */
-	run(3, 30, 500, 100000, 1u << 20);       /* many out of order, within it */
-	run(4, 50, 5000, 1000, 64);              /* a small cap: forced hand-outs */
-	run(5, 100, 100000, UINT64_MAX / 2, 1u << 20); /* every record in the window */
+	test_pinned_runs();
+	size_t caps[] = { PARSE_REORDER_RUN, 1, 4, 100 };
+	for (size_t c = 0; c < sizeof caps / sizeof *caps; c++) {
+		size_t rc = caps[c];
+		run(1, 0, 1, 1000, 1u << 20, rc, RISING);            /* in order: the open run alone */
+		run(2, 5, 2000, 1000, 1u << 20, rc, RISING);         /* a few late, beyond the window */
+		run(3, 30, 500, 100000, 1u << 20, rc, RISING);       /* many out of order, within it */
+		run(4, 50, 5000, 1000, 64, rc, RISING);              /* a small cap: forced hand-outs */
+		run(5, 100, 100000, UINT64_MAX / 2, 1u << 20, rc, RISING); /* every record waits */
+		run(6, 20, 300, 50000, 1u << 20, rc, FAR_LATE);      /* some beyond the open run's reach */
+		run(7, 20, 300, 50000, 1u << 20, rc, FAR_EARLY);     /* some pin their runs */
+		run(8, 20, 300, 50000, 3000, rc, FAR_EARLY);         /* ... in a full window */
+		run(9, 0, 1, 20000, 1u << 20, rc, FALLING);
+	}
 	return unit_done();
 }
