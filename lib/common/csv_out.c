@@ -139,6 +139,14 @@ void csv_ns_us(struct csv *c, int64_t ns)
 	put(c, b, n);
 }
 
+void csv_ts(struct csv *c, int64_t ns)
+{
+	char b[32];
+	size_t n = jo_fmt_ts(b, ns, &c->ts);
+	sep(c);
+	put(c, b, n);
+}
+
 void csv_end_row(struct csv *c)
 {
 	put(c, "\n", 1);

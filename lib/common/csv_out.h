@@ -12,12 +12,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/json_out.h"
+
 struct csv {
 	FILE *f;
 	int col;          /* fields written on the current line */
 	int error;        /* a write failed */
 	uint64_t rows;    /* lines ended, the header included */
 	size_t blen;      /* bytes waiting in buf */
+	struct jo_ts_cache ts;   /* for csv_ts */
 	char buf[16384];
 };
 
@@ -44,6 +47,8 @@ void csv_uint(struct csv *c, uint64_t v);
 void csv_fixed(struct csv *c, double v, int decimals);
 /* Nanoseconds as microseconds with exactly three decimals (integer math). */
 void csv_ns_us(struct csv *c, int64_t ns);
+/* The same for a time (one that mostly rises down the table): jo_fmt_ts. */
+void csv_ts(struct csv *c, int64_t ns);
 void csv_end_row(struct csv *c);
 
 /* Flushes; 0, or -1 when a write failed. */

@@ -510,6 +510,29 @@ size_t jo_fmt_us3(char *buf, int64_t ns)
 	return n;
 }
 
+size_t jo_fmt_ts(char *buf, int64_t ns, struct jo_ts_cache *c)
+{
+	uint64_t q = (uint64_t)ns / 1000;
+	if (ns < 0 || q < 10000)
+		return jo_fmt_us3(buf, ns);
+	unsigned frac = (unsigned)((uint64_t)ns - q * 1000);
+	uint64_t hi = q / 10000;
+	unsigned lo = (unsigned)(q - hi * 10000);
+	if (hi != c->hi) {
+		c->hi = hi;
+		c->len = jo_fmt_uint(c->s, hi);   /* at most 13 digits: q < 2^64 / 1000 */
+	}
+	memcpy(buf, c->s, sizeof c->s);
+	char *p = buf + c->len;
+	memcpy(p, pairs + 2 * (lo / 100), 2);
+	memcpy(p + 2, pairs + 2 * (lo % 100), 2);
+	p[4] = '.';
+	p[5] = (char)('0' + frac / 100);
+	memcpy(p + 6, pairs + 2 * (frac % 100), 2);
+	p[8] = '\0';
+	return c->len + 8;
+}
+
 void jo_ns_us(struct jo *j, int64_t ns)
 {
 	before_item(j);
@@ -669,7 +692,7 @@ char *jo_event_at(struct jo *j, char *p, const char *ph, const char *cat, const 
 	p += jo_fmt_int(p, tid);
 	memcpy(p, h[H_TS].s, h[H_TS].n);
 	p += h[H_TS].n;
-	return p + jo_fmt_us3(p, ts_ns);
+	return p + jo_fmt_ts(p, ts_ns, &j->ts);
 }
 
 /* What jo_obj_begin and the six jo_k* calls write, the separators known

@@ -24,6 +24,16 @@
 
 struct bgw;
 
+/* The leading digits of the last time a writer formatted: a trace's or a
+ * table's times mostly rise, so all but their last four whole digits are
+ * seldom new (numbers were a tenth of a parse, times the longest of
+ * them). Zeroed: empty. */
+struct jo_ts_cache {
+	uint64_t hi;   /* the microseconds / 10^4 in s; 0: none */
+	size_t len;
+	char s[16];
+};
+
 struct jo {
 	FILE *f;                 /* output, or NULL to write into sb */
 	struct strbuf *sb;
@@ -38,6 +48,7 @@ struct jo {
 	unsigned char count[JO_MAX_DEPTH]; /* items so far at each depth (saturates) */
 	unsigned char after_key;
 	unsigned char tight;     /* jo_tight: no spaces inside a line */
+	struct jo_ts_cache ts;   /* for the events' "ts" */
 };
 
 void jo_init_file(struct jo *j, FILE *f, int line_depth);
@@ -149,6 +160,10 @@ void jo_escape(struct strbuf *sb, const char *s, size_t n);
 /* Formats ns as "us.nnn" (see jo_ns_us) into buf (>= 32 bytes), with a
  * NUL after it; returns its length. */
 size_t jo_fmt_us3(char *buf, int64_t ns);
+
+/* jo_fmt_us3 for a time (durations rarely share leading digits: they
+ * belong to jo_fmt_us3); writes at most 22 bytes and a NUL into buf. */
+size_t jo_fmt_ts(char *buf, int64_t ns, struct jo_ts_cache *c);
 /* Writes v in decimal into buf (>= 21 bytes, no NUL); returns the length. */
 size_t jo_fmt_int(char *buf, int64_t v);
 /* The same for an unsigned v. */
