@@ -211,26 +211,30 @@ static void put_cstr_escaped(struct jo *j, const char *s)
 	put_escaped(j, s, strlen(s));
 }
 
+#define JO_SPACES "                                "   /* 32: the deepest indent */
+
 static void newline(struct jo *j, int depth)
 {
-	static const char spaces[] = "                                ";
-	put(j, "\n", 1);
-	int n = depth * 2 < (int)sizeof spaces - 1 ? depth * 2 : (int)sizeof spaces - 1;
-	put(j, spaces, (size_t)n);
+	static const char nl[] = "\n" JO_SPACES;
+	put(j, nl, 1 + (size_t)(depth * 2 < 32 ? depth * 2 : 32));
 }
 
-/* Separator before a new item (key or value) at the current depth. */
+/* Separator before a new item (key or value) at the current depth: the
+ * comma, newline and indent of a new line put as one piece, not three. */
 static void before_item_slow(struct jo *j)
 {
-	if (j->depth > 0 && j->count[j->depth - 1]) {
-		put(j, ",", 1);
-		if (j->depth > j->line_depth && !j->tight)
-			put(j, " ", 1);
-	}
-	if (j->depth > 0 && j->depth <= j->line_depth)
-		newline(j, j->depth);
-	if (j->depth > 0 && j->count[j->depth - 1] < 255)
-		j->count[j->depth - 1]++;
+	static const char sep_nl[] = ",\n" JO_SPACES;
+	int d = j->depth;
+	if (d <= 0)
+		return;
+	unsigned char *c = &j->count[d - 1];
+	size_t had = *c != 0;
+	if (d <= j->line_depth)
+		put(j, sep_nl + 1 - had, had + 1 + (size_t)(d * 2 < 32 ? d * 2 : 32));
+	else if (had)
+		put(j, ", ", 2u - j->tight);
+	if (*c < 255)
+		(*c)++;
 }
 
 /* Inlined for the common case, an item inside a one-line object (an event's
