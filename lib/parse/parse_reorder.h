@@ -23,12 +23,14 @@
  *
  * Memory: one 16-byte entry (start ns and the record's place in the
  * mapping) per record in the window, at most PARSE_REORDER_MAX entries
- * (32 MiB), and the file's pages the window spans (the page cache's). A
- * closed run that others overtake is shrunk once three quarters of it
- * are gone, so a few stray records cannot pin whole runs. A full window
- * hands out its earliest record early (counted in `forced`). A record that
- * arrives later than the window allows is still handed out, after records
- * that started later than it (counted in `late`).
+ * (32 MiB), held in runs of PARSE_REORDER_RUN; and the file's pages the
+ * window spans (the page cache's). A closed run that is overtaken (an
+ * earlier record waits elsewhere) when a quarter of it or less is left
+ * gives those records to the heap: a few stray records cannot pin whole
+ * runs. A full window hands out its earliest record early (counted in
+ * `forced`). A record that arrives later than the window allows is still
+ * handed out, after records that started later than it (counted in
+ * `late`).
  */
 #ifndef PROF_PARSE_REORDER_H
 #define PROF_PARSE_REORDER_H
