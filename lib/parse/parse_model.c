@@ -260,8 +260,7 @@ void model_free(struct parse_model *m)
 	free(m->step_procs);
 	free(m->dev_rows);
 	free(m->tracks);
-	parse_idmap_each(&m->devnodes, free_async, NULL);   /* none after model_finish */
-	parse_idmap_free(&m->devnodes);
+	model_devnodes_free(m);
 	parse_idmap_free(&m->op_json);
 	memset(m, 0, sizeof *m);
 }

@@ -251,6 +251,7 @@ struct parse_model {
 	size_t ndev_rows, capdev_rows;
 	struct parse_idmap devnodes;   /* External id -> struct model_devnode */
 	struct model_devnode *node_head, *node_tail;  /* closed ones, by close */
+	struct model_devnode *node_free;              /* written ones, for reuse */
 	struct model_track *tracks;
 	size_t ntracks, captracks;
 	int32_t host_pids[8];

@@ -9,6 +9,7 @@
 #include "parse/parse_model_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "parse/out_op_details.h"
 
@@ -24,6 +25,24 @@ struct model_devnode {
 	struct model_devnode *prev, *next;  /* the closed list */
 };
 
+/* Written nodes wait in m->node_free for the next op: a calloc and a free
+ * per op with device work were dropped for a pop and a push. */
+static struct model_devnode *node_new(struct parse_model *m)
+{
+	struct model_devnode *n = m->node_free;
+	if (!n)
+		return calloc(1, sizeof *n);
+	m->node_free = n->next;
+	memset(n, 0, sizeof *n);
+	return n;
+}
+
+static void node_drop(struct parse_model *m, struct model_devnode *n)
+{
+	n->next = m->node_free;
+	m->node_free = n;
+}
+
 struct model_devnode *model_devnode_for(struct parse_model *m, struct model_thread *t,
 					size_t k)
 {
@@ -31,11 +50,11 @@ struct model_devnode *model_devnode_for(struct parse_model *m, struct model_thre
 	for (size_t i = 0; i <= k; i++) {
 		struct model_op *o = &t->ops[i];
 		if (!o->node) {
-			struct model_devnode *n = calloc(1, sizeof *n);
+			struct model_devnode *n = node_new(m);
 			if (!n)
 				return NULL;
 			if (parse_idmap_put(&m->devnodes, o->id, n) == n) {
-				free(n);
+				node_drop(m, n);
 				return NULL;
 			}
 			n->id = o->id;
@@ -79,7 +98,7 @@ static struct model_devnode *finalize(struct parse_model *m, struct model_devnod
 	parse_idmap_del(&m->devnodes, n->id);
 	if (parent)
 		parent->children--;
-	free(n);
+	node_drop(m, n);
 	return parent;
 }
 
@@ -146,4 +165,21 @@ void model_devnodes_finish(struct parse_model *m)
 		n = m->node_head;
 	}
 	parse_idmap_free(&m->devnodes);
+}
+
+static void free_node(void *ctx, void *val)
+{
+	(void)ctx;
+	free(val);
+}
+
+void model_devnodes_free(struct parse_model *m)
+{
+	parse_idmap_each(&m->devnodes, free_node, NULL);   /* none after model_finish */
+	parse_idmap_free(&m->devnodes);
+	struct model_devnode *n;
+	while ((n = m->node_free) != NULL) {
+		m->node_free = n->next;
+		free(n);
+	}
 }

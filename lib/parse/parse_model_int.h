@@ -88,6 +88,8 @@ void model_devnode_credit(struct parse_model *m, uint64_t ext_id, uint64_t ns, i
 			  int first);
 void model_devnodes_expire(struct parse_model *m, uint64_t now);
 void model_devnodes_finish(struct parse_model *m);
+/* Frees the nodes, written or not (any time: error paths too). */
+void model_devnodes_free(struct parse_model *m);
 
 /* parse_model_dev.c */
 void model_on_dev_activity(struct parse_model *m, struct parse_stream *s);
