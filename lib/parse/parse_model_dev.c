@@ -132,7 +132,7 @@ static void describe(const struct parse_stream *s, const struct raw_dev_activity
 		*cat = "kernel", k->type = "KERNEL", k->kernel = 1;
 		k->name = given && *given ? given : "Kernel";
 		/* NCCL's kernels are communication, as HTA counts them */
-		k->step_kind = strncmp(k->name, "nccl", 4) ? OUT_TASK_COMPUTE : OUT_TASK_COMM;
+		k->step_kind = MODEL_STARTS(k->name, "nccl") ? OUT_TASK_COMM : OUT_TASK_COMPUTE;
 		k->blocks = (uint64_t)a->grid[0] * a->grid[1] * a->grid[2];
 		break;
 	}

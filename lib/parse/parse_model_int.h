@@ -35,6 +35,12 @@ void model_on_op(struct parse_model *m, struct parse_stream *s);
  * name). Where the first step can begin. */
 #define MODEL_BUILT_PREFIX "Optimizer.__init__#"
 #define MODEL_FETCH_NAME "enumerate(DataLoader)#_BaseDataLoaderIter.__next__"
+
+/* Names checked against a literal for every op, kernel or range: the
+ * first byte settles most of them without a call into libc (those calls
+ * were a hundredth of a parse). */
+#define MODEL_STARTS(s, lit) ((s)[0] == (lit)[0] && strncmp((s), (lit), sizeof(lit) - 1) == 0)
+#define MODEL_IS(s, lit) ((s)[0] == (lit)[0] && strcmp((s), (lit)) == 0)
 /* Sets *hint (t's) to ns; on the stepping thread before the first step,
  * what the devices and sums gathered so far was set-up, not the step. */
 void model_loop_hint(struct parse_model *m, struct model_proc *p, struct model_thread *t,

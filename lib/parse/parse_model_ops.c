@@ -89,7 +89,7 @@ void model_on_op(struct parse_model *m, struct parse_stream *s)
 	MODEL_PAYLOAD(s, struct raw_op, ro);
 	struct model_proc *p = s->proc;
 	const char *name = parse_stream_str(s, ro.name_id);
-	if (strncmp(name, STEP_PREFIX, sizeof STEP_PREFIX - 1) == 0)
+	if (MODEL_STARTS(name, STEP_PREFIX))
 		return;  /* torch's own step annotation: the steps are prof's */
 	struct model_thread *t = p ? model_thread_of(p, ro.tid) : NULL;
 	if (!t)

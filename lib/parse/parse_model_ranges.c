@@ -20,7 +20,7 @@ void model_on_mark(struct parse_model *m, struct parse_stream *s)
 		return;
 	model_api_flush(m, s->proc, s->thr, s->ns);
 	const char *msg = parse_stream_str(s, mk.msg_id);
-	if (s->thr && msg && strncmp(msg, MODEL_BUILT_PREFIX, sizeof MODEL_BUILT_PREFIX - 1) == 0)
+	if (s->thr && msg && MODEL_STARTS(msg, MODEL_BUILT_PREFIX))
 		model_loop_hint(m, s->proc, s->thr, &s->thr->built_ns, s->ns);
 	out_trace_begin(m->out.trace, "i", CAT_USER, msg, s->proc->pid, s->file.hdr.tid, s->ns);
 	jo_kstr(&m->out.trace->j, "s", "t");
@@ -43,7 +43,7 @@ void model_on_push(struct parse_model *m, struct parse_stream *s)
 		t->cap = cap;
 	}
 	const char *name = parse_stream_str(s, rp.name_id);
-	if (!t->fetch_ns && name && strcmp(name, MODEL_FETCH_NAME) == 0)
+	if (!t->fetch_ns && name && MODEL_IS(name, MODEL_FETCH_NAME))
 		model_loop_hint(m, s->proc, t, &t->fetch_ns, s->ns);
 	t->stack[t->depth++] = (struct model_range){ name, s->ns };
 }
