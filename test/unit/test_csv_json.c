@@ -61,6 +61,12 @@ static void test_us(void)
 	check_us(-1, "-0.001");
 	check_us(INT64_MAX, "9223372036854775.807");
 	check_us(INT64_MIN, "-9223372036854775.808");
+	/* the short form below 10 ms, and past it, against printf */
+	char want[32];
+	for (int64_t v = 0; v < 10020000; v += v < 20000 || v > 9990000 ? 1 : 37) {
+		snprintf(want, sizeof want, "%lld.%03lld", (long long)(v / 1000), (long long)(v % 1000));
+		check_us(v, want);
+	}
 }
 
 /* Times through the cache read as jo_fmt_us3 writes them, whatever came
