@@ -616,8 +616,22 @@ void jo_cjson(struct jo *j, const cJSON *v)
 }
 
 
+/* Most integers of a trace are below 100 (devices, streams, block sizes,
+ * flags): those skip the digit count and the loop. */
+static inline size_t small_uint(char *b, unsigned v)
+{
+	if (v < 10) {
+		b[0] = (char)('0' + v);
+		return 1;
+	}
+	memcpy(b, pairs + 2 * v, 2);
+	return 2;
+}
+
 size_t jo_fmt_uint(char *b, uint64_t v)
 {
+	if (v < 100)
+		return small_uint(b, (unsigned)v);
 	size_t n = ndigits(v);
 	digits(b + n, v);
 	return n;
@@ -625,6 +639,8 @@ size_t jo_fmt_uint(char *b, uint64_t v)
 
 size_t jo_fmt_int(char *b, int64_t v)
 {
+	if (v >= 0 && v < 100)
+		return small_uint(b, (unsigned)v);
 	size_t sign = v < 0, n = sign + ndigits(magnitude(v));
 	digits(b + n, magnitude(v));
 	if (sign)
