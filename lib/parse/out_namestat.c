@@ -71,18 +71,23 @@ static struct out_namestat_entry *entry_hashed(struct out_namestat *st, int32_t 
 	return e;
 }
 
-/* Through the cache first: a hit is the same addresses (see the header). */
+/* Through the cache first: a hit is the same addresses (see the header).
+ * Two ways a set: keys that share a set alternate in a parse (an op's
+ * name and its kernels'), and one way made them miss each other out. */
 static struct out_namestat_entry *entry_of(struct out_namestat *st, int32_t group,
 					   const char *tag, const char *name)
 {
 	uint64_t k = ((uint64_t)(uintptr_t)name ^ ((uint64_t)(uintptr_t)tag << 7) ^
 		      (uint64_t)(uint32_t)group) * 0x9e3779b97f4a7c15ull;
-	struct out_namestat_hit *h = &st->cache[(k >> 54) & (OUT_NAMESTAT_CACHE - 1)];
-	if (h->e && h->name == name && h->tag == tag && h->group == group)
-		return h->e;
+	struct out_namestat_hit *set = &st->cache[(k >> 54) & (OUT_NAMESTAT_CACHE - 2)];
+	for (int w = 0; w < 2; w++)
+		if (set[w].e && set[w].name == name && set[w].tag == tag && set[w].group == group)
+			return set[w].e;
 	struct out_namestat_entry *e = entry_hashed(st, group, tag, name);
-	if (e)
-		*h = (struct out_namestat_hit){ name, tag, group, e };
+	if (e) {   /* the newest first, the other way's one kept */
+		set[1] = set[0];
+		set[0] = (struct out_namestat_hit){ name, tag, group, e };
+	}
 	return e;
 }
 
