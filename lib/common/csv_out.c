@@ -117,6 +117,24 @@ void csv_strn(struct csv *c, const char *s, size_t n)
 	field(c, s, n);
 }
 
+/* The rest of a field that stopped at s[k], a comma, CR or LF, after k
+ * bytes copied to d: quoted, in one more pass when no '"' follows (shapes
+ * such as "[[64, 1024], [1024]]" are in most rows). 0: not done, the
+ * general way must write it. */
+static int quoted_rest(struct csv *c, char *d, const char *s, size_t k)
+{
+	if (s[k] == '"')
+		return 0;
+	memmove(d + 1, d, k);
+	d[0] = '"';
+	k += scan_copy(d + 1 + k, s + k, c->buf + sizeof c->buf - 1, SCAN_QUOTE_NUL);
+	if (s[k])
+		return 0;   /* a quote to double, a page's end, or the buffer's */
+	d[1 + k] = '"';
+	c->blen += k + 2;
+	return 1;
+}
+
 /* Most fields are names that need no quotes: copied while looked at, in
  * one pass where strlen, the scan and the copy made three. */
 void csv_str(struct csv *c, const char *s)
@@ -124,11 +142,14 @@ void csv_str(struct csv *c, const char *s)
 	sep(c);
 	if (!s)
 		return;
-	size_t k = scan_csv_copy(c->buf + c->blen, s, c->buf + sizeof c->buf);
+	char *d = c->buf + c->blen;
+	size_t k = scan_csv_copy(d, s, c->buf + sizeof c->buf);
 	if (!s[k]) {
 		c->blen += k;
 		return;
 	}
+	if (k + 1 < sizeof c->buf - c->blen && quoted_rest(c, d, s, k))
+		return;
 	field(c, s, strlen(s));
 }
 

@@ -43,12 +43,15 @@ enum scan_kind {
 	SCAN_JSON,      /* controls (NUL among them), '"', '\\', non-ASCII */
 	SCAN_CSV,       /* ',', '"', '\r', '\n' */
 	SCAN_CSV_NUL,   /* the same, and the NUL */
+	SCAN_QUOTE_NUL, /* '"' and the NUL: inside a quoted CSV field */
 };
 
 static inline int scan_stops_byte(unsigned char c, enum scan_kind k)
 {
 	if (k == SCAN_JSON)
 		return c < 0x20 || c >= 0x80 || c == '"' || c == '\\';
+	if (k == SCAN_QUOTE_NUL)
+		return c == '"' || !c;
 	return c == ',' || c == '"' || c == '\r' || c == '\n' || (k == SCAN_CSV_NUL && !c);
 }
 
@@ -61,6 +64,9 @@ static inline unsigned scan_stops(__m128i x, enum scan_kind k)
 		m = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(' ')),
 				 _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
 					      _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+	} else if (k == SCAN_QUOTE_NUL) {
+		m = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+				 _mm_cmpeq_epi8(x, _mm_setzero_si128()));
 	} else {
 		m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(',')),
 					      _mm_cmpeq_epi8(x, _mm_set1_epi8('"'))),
@@ -106,7 +112,7 @@ static inline size_t scan_csv_plain(const char *s, size_t n)
 }
 
 /* Copies the NUL-terminated s to d up to the first byte that stops a scan
- * of kind k (SCAN_JSON or SCAN_CSV_NUL: both stop at the NUL), sixteen
+ * of kind k (one that stops at the NUL: not SCAN_CSV), sixteen
  * bytes at a time: one pass where strlen, a scan and a copy made three.
  * Stops early, with fewer bytes copied, where a load would cross a page or
  * d would pass `lim` (d may be written up to 16 bytes past what it

@@ -402,6 +402,13 @@ static void test_csv_str(void)
 				str[n] = '\0';
 				csv_strn(&a, str, n);
 				csv_str(&b, str);
+				/* and a second one later: a quote after a comma */
+				for (size_t p2 = pos + 1; p2 < n; p2++) {
+					str[p2] = p2 % 2 ? '"' : ',';
+					csv_strn(&a, str, n);
+					csv_str(&b, str);
+					str[p2] = 'a';
+				}
 			}
 		}
 		csv_end_row(&a);
