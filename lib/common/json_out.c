@@ -543,6 +543,19 @@ size_t jo_fmt_us3(char *buf, int64_t ns)
 	return n;
 }
 
+size_t jo_fmt_id(char *buf, int64_t v, struct jo_id_cache *c)
+{
+	if ((uint64_t)v >= 10000000)   /* negative, or longer than a slot */
+		return jo_fmt_int(buf, v);
+	unsigned k = (unsigned)v & (JO_ID_CACHE - 1);
+	if (c->v[k] != v + 1) {
+		c->v[k] = v + 1;
+		c->len[k] = (uint8_t)jo_fmt_uint(c->s[k], (uint64_t)v);
+	}
+	memcpy(buf, c->s[k], sizeof c->s[k]);
+	return c->len[k];
+}
+
 size_t jo_fmt_ts(char *buf, int64_t ns, struct jo_ts_cache *c)
 {
 	uint64_t q = (uint64_t)ns / 1000;
@@ -735,10 +748,10 @@ char *jo_event_at(struct jo *j, char *p, const char *ph, const char *cat, const 
 	}
 	memcpy(p, h[H_PID].s, h[H_PID].n);
 	p += h[H_PID].n;
-	p += jo_fmt_int(p, pid);
+	p += jo_fmt_id(p, pid, &j->ids);
 	memcpy(p, h[H_TID].s, h[H_TID].n);
 	p += h[H_TID].n;
-	p += jo_fmt_int(p, tid);
+	p += jo_fmt_id(p, tid, &j->ids);
 	memcpy(p, h[H_TS].s, h[H_TS].n);
 	p += h[H_TS].n;
 	return p + jo_fmt_ts(p, ts_ns, &j->ts);

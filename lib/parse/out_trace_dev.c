@@ -139,9 +139,9 @@ void out_trace_flow(struct out_trace *t, const char *ph, uint64_t id, int64_t pi
 	p = ph[0] == 'f' ? JO_LIT(p, "{\"ph\":\"f\",\"id\":") : JO_LIT(p, "{\"ph\":\"s\",\"id\":");
 	p += jo_fmt_uint(p, id);
 	p = JO_LIT(p, ",\"pid\":");
-	p += jo_fmt_int(p, pid);
+	p += jo_fmt_id(p, pid, &t->j.ids);
 	p = JO_LIT(p, ",\"tid\":");
-	p += jo_fmt_int(p, tid);
+	p += jo_fmt_id(p, tid, &t->j.ids);
 	p = JO_LIT(p, ",\"ts\":");
 	p += jo_fmt_ts(p, out_trace_rel(t, ns), &t->j.ts);
 	p = JO_LIT(p, ",\"cat\":\"ac2g\",\"name\":\"ac2g\"");
