@@ -543,17 +543,28 @@ size_t jo_fmt_us3(char *buf, int64_t ns)
 	return n;
 }
 
+/* v below 10^7: its 7 digits at most fit a slot. */
+static inline size_t id_cached(char *buf, unsigned v, struct jo_id_cache *c)
+{
+	unsigned k = v & (JO_ID_CACHE - 1);
+	if (c->v[k] != (int64_t)v + 1) {
+		c->v[k] = (int64_t)v + 1;
+		c->len[k] = (uint8_t)jo_fmt_uint(c->s[k], v);
+	}
+	memcpy(buf, c->s[k], sizeof c->s[k]);
+	return c->len[k];
+}
+
 size_t jo_fmt_id(char *buf, int64_t v, struct jo_id_cache *c)
 {
 	if ((uint64_t)v >= 10000000)   /* negative, or longer than a slot */
 		return jo_fmt_int(buf, v);
-	unsigned k = (unsigned)v & (JO_ID_CACHE - 1);
-	if (c->v[k] != v + 1) {
-		c->v[k] = v + 1;
-		c->len[k] = (uint8_t)jo_fmt_uint(c->s[k], (uint64_t)v);
-	}
-	memcpy(buf, c->s[k], sizeof c->s[k]);
-	return c->len[k];
+	return id_cached(buf, (unsigned)v, c);
+}
+
+size_t jo_fmt_uid(char *buf, uint64_t v, struct jo_id_cache *c)
+{
+	return v >= 10000000 ? jo_fmt_uint(buf, v) : id_cached(buf, (unsigned)v, c);
 }
 
 size_t jo_fmt_ts(char *buf, int64_t ns, struct jo_ts_cache *c)

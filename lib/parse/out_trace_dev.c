@@ -20,25 +20,26 @@ void out_trace_dev_props(struct jo *j, const struct out_dev_info *d, size_t n)
 }
 
 /* "External id" and a comma, when the task's op is known. */
-static char *ext_at(char *p, const struct out_dev_link *l)
+static char *ext_at(struct jo *j, char *p, const struct out_dev_link *l)
 {
 	if (!l->ext_id)
 		return p;
 	p = JO_LIT(p, "\"External id\":");
-	p += jo_fmt_uint(p, l->ext_id);
+	p += jo_fmt_uid(p, l->ext_id, &j->ids);
 	*p++ = ',';
 	return p;
 }
 
 /* A task's first args: "External id", "device", "stream", "correlation". */
-static char *link_at(char *p, uint32_t device, uint32_t stream, const struct out_dev_link *l)
+static char *link_at(struct jo *j, char *p, uint32_t device, uint32_t stream,
+		     const struct out_dev_link *l)
 {
-	p = JO_LIT(ext_at(p, l), "\"device\":");
+	p = JO_LIT(ext_at(j, p, l), "\"device\":");
 	p += jo_fmt_uint(p, device);
 	p = JO_LIT(p, ",\"stream\":");
 	p += jo_fmt_uint(p, stream);
 	p = JO_LIT(p, ",\"correlation\":");
-	return p + jo_fmt_uint(p, l->correlation);
+	return p + jo_fmt_uid(p, l->correlation, &j->ids);
 }
 
 static char *dim3_at(char *p, const uint32_t v[3])
@@ -57,7 +58,7 @@ void out_trace_activity(struct out_trace *t, const struct raw_dev_activity *a, c
 {
 	uint64_t end = a->end > start_ns ? a->end : start_ns;
 	char *p = out_trace_x_at(t, cat, name, a->device, tid, start_ns, end);
-	p = link_at(JO_LIT(p, ",\"args\":{"), a->device, a->stream, l);
+	p = link_at(&t->j, JO_LIT(p, ",\"args\":{"), a->device, a->stream, l);
 	if (a->kind == RAW_DEV_MEMCPY || a->kind == RAW_DEV_MEMSET) {
 		p = JO_LIT(p, ",\"bytes\":");
 		p += jo_fmt_uint(p, a->bytes);
@@ -100,7 +101,7 @@ void out_trace_collective(struct out_trace *t, const struct raw_dev_collective *
 {
 	struct jo *j = &t->j;
 	char *p = out_trace_x_at(t, "kernel", name, c->device, c->stream, start_ns, c->end);
-	p = link_at(JO_LIT(p, ",\"args\":{"), c->device, c->stream, l);
+	p = link_at(&t->j, JO_LIT(p, ",\"args\":{"), c->device, c->stream, l);
 	p = JO_LIT(p, ",\"bytes\":");
 	p += jo_fmt_uint(p, c->bytes);
 	p = JO_LIT(p, ",\"Collective name\":");
@@ -123,10 +124,10 @@ void out_trace_api(struct out_trace *t, int64_t pid, int64_t tid, const char *ca
 		   const struct out_dev_link *l)
 {
 	char *p = JO_LIT(out_trace_x_at(t, cat, name, pid, tid, start_ns, end_ns), ",\"args\":{");
-	p = JO_LIT(ext_at(p, l), "\"cbid\":");
+	p = JO_LIT(ext_at(&t->j, p, l), "\"cbid\":");
 	p += jo_fmt_uint(p, cbid);
 	p = JO_LIT(p, ",\"correlation\":");
-	p += jo_fmt_uint(p, l->correlation);
+	p += jo_fmt_uid(p, l->correlation, &t->j.ids);
 	out_trace_line_end(t, JO_LIT(p, "}}"));
 }
 
@@ -137,7 +138,7 @@ void out_trace_flow(struct out_trace *t, const char *ph, uint64_t id, int64_t pi
 {
 	char *p = jo_item_at(&t->j);
 	p = ph[0] == 'f' ? JO_LIT(p, "{\"ph\":\"f\",\"id\":") : JO_LIT(p, "{\"ph\":\"s\",\"id\":");
-	p += jo_fmt_uint(p, id);
+	p += jo_fmt_uid(p, id, &t->j.ids);
 	p = JO_LIT(p, ",\"pid\":");
 	p += jo_fmt_id(p, pid, &t->j.ids);
 	p = JO_LIT(p, ",\"tid\":");

@@ -98,7 +98,8 @@ static void test_ts(void)
 	}
 }
 
-/* pids and tids through the cache read as jo_fmt_int writes them, values
+/* pids, tids and ids through the cache read as jo_fmt_int and
+ * jo_fmt_uint write them, values
  * sharing a slot one after the other, and a cached one writes no more than
  * its slot's 8 bytes. */
 static void test_ids(void)
@@ -121,7 +122,12 @@ static void test_ids(void)
 		int64_t v = (int64_t)(x % 3 == 0 ? x % 20000000 : x % 64);
 		size_t n = jo_fmt_id(b, v, &c);
 		CHECK(n == jo_fmt_int(want, v) && memcmp(b, want, n) == 0);
+		uint64_t u = x % 5 == 0 ? x : x % 5 == 1 ? x % 10000001 : (uint64_t)v;
+		n = jo_fmt_uid(b, u, &c);   /* the same slots, unsigned */
+		CHECK(n == jo_fmt_uint(want, u) && memcmp(b, want, n) == 0);
 	}
+	size_t n = jo_fmt_uid(b, UINT64_MAX, &c);
+	CHECK(n == 20 && memcmp(b, "18446744073709551615", 20) == 0);
 }
 
 /* Integers against printf at every digit-count boundary and the extremes. */
