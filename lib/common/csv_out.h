@@ -36,7 +36,8 @@ void csv_header(struct csv *c, const char *header);
 
 void csv_str(struct csv *c, const char *s);       /* NULL: empty field */
 void csv_strn(struct csv *c, const char *s, size_t n);
-/* A string literal that needs no quotes, written as it is. */
+/* A string literal that needs no quotes, written as it is; one with commas
+ * is that many fields at once ("N/A,N/A": two). */
 #define csv_lit(c, lit) csv_plain((c), "" lit "", sizeof(lit) - 1)
 void csv_plain(struct csv *c, const char *s, size_t n);
 /* Bytes in the output between rows, not a field (a spill's keys). */

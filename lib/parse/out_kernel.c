@@ -43,12 +43,10 @@ static void row_text(const struct out_kernel *k, struct csv *c, const struct out
 	csv_ns_us(c, (int64_t)(r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0));
 	csv_ns_us(c, (int64_t)r->wait_ns);
 	csv_uint(c, r->blocks);
-	csv_lit(c, NA);
-	csv_lit(c, NA);
+	csv_lit(c, NA "," NA);
 	csv_str(c, r->shapes ? r->shapes : NA);
 	csv_str(c, r->types ? r->types : NA);
-	for (int i = 0; i < 4; i++)
-		csv_lit(c, NA);
+	csv_lit(c, NA "," NA "," NA "," NA);
 	csv_end_row(c);
 }
 
