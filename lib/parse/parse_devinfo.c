@@ -28,22 +28,34 @@ static int add(struct parse_devinfo *d, const struct raw_cursor *c, const struct
 	return 0;
 }
 
+/* The chunks that can hold DEV_INFO records: below the writer's bound, or
+ * all of them in a file whose writer kept none. */
+static uint64_t devinfo_chunks(const struct raw_file *f)
+{
+	if (!(f->hdr.flags & RAW_FILE_DEVINFO_BOUND))
+		return UINT64_MAX;
+	return f->hdr.devinfo_chunks;
+}
+
 static int scan_one(struct parse_stream *s, struct parse_devinfo *d)
 {
 	struct raw_cursor c;
 	struct raw_rec r;
 	enum raw_next n;
 	int rc = 0;
+	uint64_t bound = devinfo_chunks(&s->file);
 	raw_cursor_init(&c, &s->file, 1);
 	c.track_strings = 1;   /* quiet (damage is the main pass's to say) but named */
 	while (rc == 0 && (n = raw_cursor_next(&c, &r)) != RAW_NEXT_END) {
+		if (n == RAW_NEXT_CHUNK && c.chunk >= bound)
+			break;
 		if (n == RAW_NEXT_CHUNK && c.chunk > 0)   /* read pages leave as it goes */
 			parse_file_release(&s->file, c.chunk - 1, c.chunk);
 		if (n == RAW_NEXT_RECORD && r.type == RAW_REC_DEV_INFO)
 			rc = add(d, &c, &r);
 	}
 	raw_cursor_free(&c);
-	parse_file_release(&s->file, 0, s->file.nchunks);
+	parse_file_release(&s->file, 0, bound < s->file.nchunks ? bound : s->file.nchunks);
 	return rc;
 }
 

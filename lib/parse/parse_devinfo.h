@@ -1,9 +1,10 @@
 /*
  * The devices' properties for trace_view.json's "deviceProperties", which
  * goes before "traceEvents" (HTA reads the keys before it only), so it is
- * known before the merge: a quick pass over the device streams' record
- * headers picks the RAW_REC_DEV_INFO records out. Memory: one entry per
- * device; the first record of a device wins.
+ * known before the merge: a quick pass over the device streams picks the
+ * RAW_REC_DEV_INFO records out, over the chunks below the writer's bound
+ * (raw_file_header.devinfo_chunks; every chunk of an older writer's file).
+ * Memory: one entry per device; the first record of a device wins.
  */
 #ifndef PROF_PARSE_DEVINFO_H
 #define PROF_PARSE_DEVINFO_H

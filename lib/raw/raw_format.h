@@ -55,6 +55,8 @@ enum raw_stream_kind {
 #define RAW_FILE_CLOSED 0x1u /* the writer closed the stream cleanly */
 #define RAW_FILE_NO_SPACE 0x2u /* the filesystem refused a chunk (full disk or
 				* quota): the stream stopped recording there */
+#define RAW_FILE_DEVINFO_BOUND 0x4u /* the writer keeps devinfo_chunks (files of
+				     * older writers: read them all) */
 
 /* A clock pair: the stream's tick and CLOCK_MONOTONIC / CLOCK_REALTIME ns,
  * read back to back. Readers map ticks onto monotonic ns with these. */
@@ -82,6 +84,10 @@ struct raw_file_header {
 	uint64_t chunks;         /* chunks begun; updated by the writer */
 	uint64_t lost_total;     /* records dropped; updated by the writer */
 	char     comm[RAW_NAME_MAX];  /* thread name at open */
+	/* DEV_INFO records lie in chunks below this; raised before each is
+	 * written, so the parse finds every device without reading a long
+	 * device stream twice. Kept when flags has RAW_FILE_DEVINFO_BOUND. */
+	uint64_t devinfo_chunks;
 };
 
 struct raw_chunk_header {

@@ -97,6 +97,7 @@ static void fill_header(struct raw_writer *w, const struct raw_writer_opts *o)
 	raw_clock_pair(w->clock, &h->open_pair);
 	if (o->comm)
 		strncpy(h->comm, o->comm, RAW_NAME_MAX - 1);
+	h->flags = RAW_FILE_DEVINFO_BOUND;
 	/* The magic goes last: a header without it was never finished. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(h->magic, RAW_MAGIC, sizeof h->magic);
@@ -208,6 +209,11 @@ static int emit(struct raw_writer *w, uint16_t type, uint64_t ts,
 		const void *payload, uint32_t len, int count)
 {
 	uint32_t size = raw_align((uint32_t)sizeof(struct raw_record) + len);
+	/* The bound first, covering this chunk and the next (where the record
+	 * goes if this one is full): a crash between the two leaves a bound
+	 * too high, never one that hides the record. */
+	if (type == RAW_REC_DEV_INFO && w->hdr)
+		__atomic_store_n(&w->hdr->devinfo_chunks, w->hdr->chunks + 1, __ATOMIC_RELEASE);
 	struct raw_record *r = count ? raw_writer_reserve(w, size) : reserve_aux(w, size);
 	if (!r)
 		return -1;

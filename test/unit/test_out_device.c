@@ -484,6 +484,67 @@ static void test_no_device(void)
 	free(run);
 }
 
+/* Edits a field of dev's file header in place. */
+static void set_header_u(const char *dev, size_t off, const void *v, size_t n)
+{
+	int fd = open(dev, O_WRONLY);
+	CHECK(fd >= 0 && pwrite(fd, v, n, (off_t)off) == (ssize_t)n);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Device 1's DEV_INFO in a later chunk of a long dev.raw: the writer's
+ * bound covers it, and the devices are found without reading the chunks
+ * after it. A file without the bound (an older writer's) is read whole;
+ * a bound is honoured (set too low, it hides device 1). */
+static void test_devinfo_bound(void)
+{
+	char *run = rg_tmpdir("dev-bound");
+	write_min_info(run);
+	main_thread(run);
+	struct raw_writer w;
+	char *d = rg_path(run, "raw/700.0"), *dev = rg_path(d, "dev.raw");
+	CHECK(rg_open(&w, d, "dev.raw", 700, 0, RAW_STREAM_DEVICE, RAW_CLOCK_MONOTONIC, "dev") == 0);
+	rg_dev_info(&w, T + 1, 0, "first device");
+	for (int i = 0; i < 4000; i++) {
+		if (i == 1200)
+			rg_dev_info(&w, T + 2 + 2 * (uint64_t)i, 1, "second device");
+		rg_dev_mem(&w, T + 2 + 2 * (uint64_t)i, 700, 0, 0x1000, 4096, i % 2);
+	}
+	uint64_t chunks = w.hdr->chunks, bound = w.hdr->devinfo_chunks;
+	CHECK(w.hdr->flags & RAW_FILE_DEVINFO_BOUND);
+	raw_writer_close(&w);
+	CHECK(chunks >= 8 && bound >= 2 && bound + 3 < chunks);
+
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK && p.trace);
+	const char *second = p.trace ? strstr(p.trace_text, "\"name\":\"second device\"") : NULL;
+	CHECK(p.trace && strstr(p.trace_text, "\"name\":\"first device\"") && second &&
+	      second < strstr(p.trace_text, "\"traceEvents\""));
+	parsed_free(&p);
+
+	uint32_t flags = 0;   /* as an older writer left it */
+	set_header_u(dev, offsetof(struct raw_file_header, flags), &flags, sizeof flags);
+	uint64_t zero = 0;
+	set_header_u(dev, offsetof(struct raw_file_header, devinfo_chunks), &zero, sizeof zero);
+	parse(run, &p);
+	CHECK(p.trace && strstr(p.trace_text, "\"name\":\"second device\""));
+	parsed_free(&p);
+
+	flags = RAW_FILE_DEVINFO_BOUND;
+	uint64_t one = 1;
+	set_header_u(dev, offsetof(struct raw_file_header, flags), &flags, sizeof flags);
+	set_header_u(dev, offsetof(struct raw_file_header, devinfo_chunks), &one, sizeof one);
+	parse(run, &p);
+	CHECK(p.trace && strstr(p.trace_text, "\"name\":\"first device\"") &&
+	      !strstr(p.trace_text, "\"name\":\"second device\""));
+	parsed_free(&p);
+	free(dev);
+	free(d);
+	free(run);
+}
+
 int main(void)
 {
 	B = raw_clock_ns(CLOCK_MONOTONIC);
@@ -493,5 +554,6 @@ int main(void)
 	test_damaged();
 	test_two_procs();
 	test_no_device();
+	test_devinfo_bound();
 	return unit_done();
 }
