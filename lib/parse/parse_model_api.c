@@ -73,18 +73,20 @@ static void corr_drop(struct model_proc *p)
 	p->corr_n--;
 }
 
-/* Doubles the ring; each number keeps its place modulo the new size. */
+/* Doubles the ring in place (realloc: a large one is remapped, its pages
+ * neither copied nor faulted in again); number k moves from k mod the old
+ * size to k mod the new one, so those with the old size's bit go up. */
 static int ring_reserve(struct model_proc *p)
 {
 	if (p->corr_n < p->corr_cap)
 		return 0;
-	size_t cap = p->corr_cap ? p->corr_cap * 2 : 256;
-	struct model_corr *v = malloc(cap * sizeof *v);
+	size_t old = p->corr_cap, cap = old ? old * 2 : 256;
+	struct model_corr *v = realloc(p->corr_ring, cap * sizeof *v);
 	if (!v)
 		return -1;
 	for (uint64_t k = p->corr_first; k < p->corr_first + p->corr_n; k++)
-		v[k & (cap - 1)] = *corr_at(p, k);
-	free(p->corr_ring);
+		if (k & old)
+			v[k & (cap - 1)] = v[k & (old - 1)];
 	p->corr_ring = v;
 	p->corr_cap = cap;
 	return 0;

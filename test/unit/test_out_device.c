@@ -484,6 +484,50 @@ static void test_no_device(void)
 	free(run);
 }
 
+/* Calls remembered after older ones were forgotten, more than the
+ * correlation ring first holds: it is doubled while its numbers wrap.
+ * Every task still finds its own call: the flow's "s" is at that call's
+ * start. */
+static void test_corr_growth(void)
+{
+	enum { EARLY = 100, LATE = 300 };
+	char *run = rg_tmpdir("dev-corr");
+	write_min_info(run);
+	main_thread(run);
+	struct raw_writer w;
+	char *d = rg_path(run, "raw/700.0");
+	CHECK(rg_open(&w, d, "dev.raw", 700, 0, RAW_STREAM_DEVICE, RAW_CLOCK_MONOTONIC, "dev") == 0);
+	for (uint64_t i = 0; i < EARLY; i++) {   /* forgotten once the late ones come */
+		uint64_t t = T + 1000 * i;
+		rg_dev_api(&w, t, t + 100, 1 + i, 700, "sim_kernel");
+		rg_dev_task(&w, RAW_DEV_KERNEL, t + 200, t + 300, 1 + i, 0, 1, "early", 0, 0, 0);
+	}
+	uint64_t t2 = T + 20 * SEC;
+	for (uint64_t i = 0; i < LATE; i++)
+		rg_dev_api(&w, t2 + 1000 * i, t2 + 1000 * i + 100, EARLY + 1 + i, 700, "sim_kernel");
+	for (uint64_t i = 0; i < LATE; i++) {   /* every call waits for its task */
+		uint64_t t = t2 + 1000 * LATE + 100 * i;
+		rg_dev_task(&w, RAW_DEV_KERNEL, t, t + 50, EARLY + 1 + i, 0, 1, "late", 0, 0, 0);
+	}
+	raw_writer_close(&w);
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK && p.trace);
+	if (p.trace) {
+		const cJSON *t = p.trace, *s;
+		CHECK(count(t, "s", "ac2g") == EARLY + LATE && count(t, "f", "ac2g") == EARLY + LATE);
+		int good = 0;
+		for (int i = 0; (s = find(t, "s", "ac2g", i)) != NULL; i++) {
+			const cJSON *api = by_corr(t, "cuda_runtime", (int)n_of(s, "id"));
+			good += api && ns_of(s, "ts") == ns_of(api, "ts");
+		}
+		CHECK(good == EARLY + LATE);
+	}
+	parsed_free(&p);
+	free(d);
+	free(run);
+}
+
 /* Edits a field of dev's file header in place. */
 static void set_header_u(const char *dev, size_t off, const void *v, size_t n)
 {
@@ -555,5 +599,6 @@ int main(void)
 	test_two_procs();
 	test_no_device();
 	test_devinfo_bound();
+	test_corr_growth();
 	return unit_done();
 }
