@@ -27,9 +27,9 @@ void out_op_details_row(struct out_op_details *d, const struct out_op *op)
 	struct csv *c = &d->c;
 	if (d->spill.f)
 		out_spill_key(c, op->pid, op->start_ns);
-	csv_str(c, op->name);
-	csv_str(c, op->shapes);
-	csv_str(c, op->stack);
+	csv_name(c, op->name);
+	csv_name(c, op->shapes);
+	csv_name(c, op->stack);
 	csv_ns_us(c, (int64_t)op->self_ns);
 	csv_ns_us(c, (int64_t)(op->end_ns - op->start_ns));
 	csv_ns_us(c, (int64_t)op->dev_self_ns);
