@@ -408,6 +408,34 @@ static void test_in_place(void)
 	munmap(map, (size_t)page * 2);
 }
 
+/* Two CSV writers to memory: the same rows written two ways. */
+struct csv_pair {
+	struct csv a, b;
+	FILE *fa, *fb;
+	char *ta, *tb;
+	size_t la, lb;
+};
+
+static void pair_open(struct csv_pair *p)
+{
+	p->ta = p->tb = NULL;
+	p->fa = open_memstream(&p->ta, &p->la);
+	p->fb = open_memstream(&p->tb, &p->lb);
+	csv_init(&p->a, p->fa);
+	csv_init(&p->b, p->fb);
+}
+
+/* Both texts the same, and longer than min. */
+static void pair_check(struct csv_pair *p, size_t min)
+{
+	CHECK(csv_finish(&p->a) == 0 && csv_finish(&p->b) == 0);
+	fclose(p->fa);
+	fclose(p->fb);
+	CHECK(p->la > min && p->la == p->lb && memcmp(p->ta, p->tb, p->la) == 0);
+	free(p->ta);
+	free(p->tb);
+}
+
 /* csv_str's one-pass copy against csv_strn, for strings ending right
  * before an unreadable page with a CSV special at every position, in rows
  * long enough to fill the row buffer. */
@@ -418,12 +446,9 @@ static void test_csv_str(void)
 	if (!map)
 		return;
 	static const char specials[] = { ',', '"', '\r', '\n', 'x' };
-	char *ta = NULL, *tb = NULL;
-	size_t la = 0, lb = 0;
-	FILE *fa = open_memstream(&ta, &la), *fb = open_memstream(&tb, &lb);
-	struct csv a, b;
-	csv_init(&a, fa);
-	csv_init(&b, fb);
+	static struct csv_pair pr;
+	pair_open(&pr);
+	struct csv *a = &pr.a, *b = &pr.b;
 	for (size_t n = 0; n <= 40; n++) {
 		for (size_t pos = 0; pos <= n; pos++) {
 			for (size_t k = 0; k < sizeof specials; k++) {
@@ -432,30 +457,25 @@ static void test_csv_str(void)
 				if (pos < n)
 					str[pos] = specials[k];
 				str[n] = '\0';
-				csv_strn(&a, str, n);
-				csv_str(&b, str);
+				csv_strn(a, str, n);
+				csv_str(b, str);
 				/* and a second one later: a quote after a comma */
 				for (size_t p2 = pos + 1; p2 < n; p2++) {
 					str[p2] = p2 % 2 ? '"' : ',';
-					csv_strn(&a, str, n);
-					csv_str(&b, str);
+					csv_strn(a, str, n);
+					csv_str(b, str);
 					str[p2] = 'a';
 				}
 			}
 		}
-		csv_end_row(&a);
-		csv_end_row(&b);
+		csv_end_row(a);
+		csv_end_row(b);
 	}
-	csv_str(&a, NULL);
-	csv_str(&b, NULL);
-	csv_end_row(&a);
-	csv_end_row(&b);
-	CHECK(csv_finish(&a) == 0 && csv_finish(&b) == 0);
-	fclose(fa);
-	fclose(fb);
-	CHECK(la > 20000 && la == lb && memcmp(ta, tb, la) == 0);
-	free(ta);
-	free(tb);
+	csv_str(a, NULL);
+	csv_str(b, NULL);
+	csv_end_row(a);
+	csv_end_row(b);
+	pair_check(&pr, 20000);
 	munmap(map, (size_t)page * 2);
 }
 
@@ -475,35 +495,27 @@ static void test_csv_name(void)
 	static char names[N][24];
 	for (int i = 0; i < N; i++)
 		snprintf(names[i], sizeof names[i], i % 3 ? "op_%d" : "op,%d", i);
-	char *ta = NULL, *tb = NULL;
-	size_t la = 0, lb = 0;
-	FILE *fa = open_memstream(&ta, &la), *fb = open_memstream(&tb, &lb);
-	struct csv a, b;
-	csv_init(&a, fa);
-	csv_init(&b, fb);
+	static struct csv_pair pr;
+	pair_open(&pr);
+	struct csv *a = &pr.a, *b = &pr.b;
 	for (int round = 0; round < 40; round++) {
 		for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
-			csv_str(&a, fixed[i]);
-			csv_name(&b, fixed[i]);
+			csv_str(a, fixed[i]);
+			csv_name(b, fixed[i]);
 		}
 		for (int i = 0; i < N; i++) {
 			const char *n = names[(i * 7 + round) % N];
-			csv_str(&a, n);
-			csv_name(&b, n);
+			csv_str(a, n);
+			csv_name(b, n);
 		}
-		csv_str(&a, NULL);
-		csv_name(&b, NULL);
-		csv_str(&a, long_name);
-		csv_name(&b, long_name);
-		csv_end_row(&a);
-		csv_end_row(&b);
+		csv_str(a, NULL);
+		csv_name(b, NULL);
+		csv_str(a, long_name);
+		csv_name(b, long_name);
+		csv_end_row(a);
+		csv_end_row(b);
 	}
-	CHECK(csv_finish(&a) == 0 && csv_finish(&b) == 0);
-	fclose(fa);
-	fclose(fb);
-	CHECK(la > 100000 && la == lb && memcmp(ta, tb, la) == 0);
-	free(ta);
-	free(tb);
+	pair_check(&pr, 100000);
 }
 
 static void test_misuse(void)

@@ -363,15 +363,24 @@ static void test_late(void)
 
 #define MANY 3000
 
+/* A run named `name` with the main thread, its dev.raw open in w; *dir is
+ * the stream's directory (the caller frees it and the run's path). */
+static char *dev_run(const char *name, struct raw_writer *w, char **dir)
+{
+	char *run = rg_tmpdir(name);
+	write_min_info(run);
+	main_thread(run);
+	*dir = rg_path(run, "raw/700.0");
+	CHECK(rg_open(w, *dir, "dev.raw", 700, 0, RAW_STREAM_DEVICE, RAW_CLOCK_MONOTONIC,
+		      "dev") == 0);
+	return run;
+}
+
 /* A dev.raw cut short in its second chunk: what is there is read. */
 static void test_damaged(void)
 {
-	char *run = rg_tmpdir("dev-damaged");
-	write_min_info(run);
-	main_thread(run);
 	struct raw_writer w;
-	char *d = rg_path(run, "raw/700.0"), *dev = rg_path(d, "dev.raw");
-	CHECK(rg_open(&w, d, "dev.raw", 700, 0, RAW_STREAM_DEVICE, RAW_CLOCK_MONOTONIC, "dev") == 0);
+	char *d, *run = dev_run("dev-damaged", &w, &d), *dev = rg_path(d, "dev.raw");
 	for (int i = 0; i < MANY; i++) {   /* pairs in reverse order */
 		uint64_t t0 = T + 100 + (uint64_t)(i ^ 1) * 3;
 		rg_dev_api(&w, t0, t0 + 1, (uint64_t)(i + 1), 700, "sim_kernel");
@@ -491,12 +500,8 @@ static void test_no_device(void)
 static void test_corr_growth(void)
 {
 	enum { EARLY = 100, LATE = 300 };
-	char *run = rg_tmpdir("dev-corr");
-	write_min_info(run);
-	main_thread(run);
 	struct raw_writer w;
-	char *d = rg_path(run, "raw/700.0");
-	CHECK(rg_open(&w, d, "dev.raw", 700, 0, RAW_STREAM_DEVICE, RAW_CLOCK_MONOTONIC, "dev") == 0);
+	char *d, *run = dev_run("dev-corr", &w, &d);
 	for (uint64_t i = 0; i < EARLY; i++) {   /* forgotten once the late ones come */
 		uint64_t t = T + 1000 * i;
 		rg_dev_api(&w, t, t + 100, 1 + i, 700, "sim_kernel");
@@ -543,12 +548,8 @@ static void set_header_u(const char *dev, size_t off, const void *v, size_t n)
  * a bound is honoured (set too low, it hides device 1). */
 static void test_devinfo_bound(void)
 {
-	char *run = rg_tmpdir("dev-bound");
-	write_min_info(run);
-	main_thread(run);
 	struct raw_writer w;
-	char *d = rg_path(run, "raw/700.0"), *dev = rg_path(d, "dev.raw");
-	CHECK(rg_open(&w, d, "dev.raw", 700, 0, RAW_STREAM_DEVICE, RAW_CLOCK_MONOTONIC, "dev") == 0);
+	char *d, *run = dev_run("dev-bound", &w, &d), *dev = rg_path(d, "dev.raw");
 	rg_dev_info(&w, T + 1, 0, "first device");
 	for (int i = 0; i < 4000; i++) {
 		if (i == 1200)
