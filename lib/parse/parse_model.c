@@ -237,7 +237,11 @@ void model_finish(struct parse_model *m)
 	model_dev_meta(m);
 }
 
-static void free_async(void *ctx, void *val) { free(val); }
+void model_free_val(void *ctx, void *val)
+{
+	(void)ctx;
+	free(val);
+}
 
 void model_free(struct parse_model *m)
 {
@@ -251,7 +255,7 @@ void model_free(struct parse_model *m)
 		free(p->threads);
 		model_dev_free(p);
 		model_stepsel_free(p);
-		parse_idmap_each(&p->async, free_async, NULL);
+		parse_idmap_each(&p->async, model_free_val, NULL);
 		parse_idmap_free(&p->async);
 		free(p);
 	}

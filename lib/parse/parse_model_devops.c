@@ -167,15 +167,9 @@ void model_devnodes_finish(struct parse_model *m)
 	parse_idmap_free(&m->devnodes);
 }
 
-static void free_node(void *ctx, void *val)
-{
-	(void)ctx;
-	free(val);
-}
-
 void model_devnodes_free(struct parse_model *m)
 {
-	parse_idmap_each(&m->devnodes, free_node, NULL);   /* none after model_finish */
+	parse_idmap_each(&m->devnodes, model_free_val, NULL);   /* none after model_finish */
 	parse_idmap_free(&m->devnodes);
 	struct model_devnode *n;
 	while ((n = m->node_free) != NULL) {

@@ -116,6 +116,8 @@ void model_dev_meta(struct parse_model *m);
 void model_steps_reset_devices(struct model_proc *p);
 
 /* parse_model.c */
+/* free(val), as parse_idmap_each calls it: for maps that own their values. */
+void model_free_val(void *ctx, void *val);
 struct model_thread *model_thread_of(struct model_proc *p, int32_t tid);
 struct model_thread *model_thread_find(struct model_proc *p, int32_t tid);
 
