@@ -5,8 +5,10 @@
  * ones that started while it ran. The parse reads such a stream through a
  * reorder window of records, ordered by start then file position, that
  * hands out its earliest record once the stream has been read past
- * that record's start + PARSE_REORDER_WINDOW_NS (10 s of device time), or
- * once the stream is read to its end.
+ * that record's start + window_ns, or once the stream is read to its end.
+ * window_ns is the writer's late_ns when the header keeps one (no record
+ * starts more than that before one written ahead of it, so the order is
+ * exact), else PARSE_REORDER_WINDOW_NS (10 s of device time).
  *
  * Records are mostly in order, and those that are not are seldom far out
  * of it (a long kernel is reported a few records late), so the window is
@@ -68,7 +70,7 @@ struct parse_reorder {
 	size_t nheap, cap;
 	struct reorder_ent *spare; /* a run's array, kept for the next open run */
 	size_t n;                  /* records waiting, in all three */
-	uint64_t window_ns;        /* PARSE_REORDER_WINDOW_NS unless a test sets it */
+	uint64_t window_ns;        /* PARSE_REORDER_WINDOW_NS, or the header's late_ns */
 	size_t max;                /* PARSE_REORDER_MAX unless a test sets it */
 	size_t run_cap;            /* PARSE_REORDER_RUN unless a test sets it */
 	uint64_t high;             /* latest start read so far */

@@ -224,14 +224,18 @@ static int ended_by_exec(const struct run *u, const struct parse_src *src)
 	return 0;
 }
 
-/* Device streams: records later than the reorder window, or handed out
- * early because it was full, are said. */
+/* Device streams: records later than the reorder window (10 s, or the
+ * writer's late_ns), or handed out early because it was full, are said. */
 static void tally_device(struct run *u, const struct parse_stream *s)
 {
-	if (s->rq.late)
+	if (s->rq.late && s->rq.window_ns == PARSE_REORDER_WINDOW_NS)
 		fprintf(u->o->log, "prof parse: %s: %" PRIu64 " device records came more than %llu s "
 			"after later-starting ones; they were read out of order\n", s->file.path,
 			s->rq.late, PARSE_REORDER_WINDOW_NS / 1000000000ull);
+	else if (s->rq.late)
+		fprintf(u->o->log, "prof parse: %s: %" PRIu64 " device records came later than the "
+			"header's late_ns (%" PRIu64 " ns) allows, so the header is damaged; they "
+			"were read out of order\n", s->file.path, s->rq.late, s->rq.window_ns);
 	if (s->rq.forced)
 		fprintf(u->o->log, "prof parse: %s: the reorder window was full %" PRIu64
 			" times\n", s->file.path, s->rq.forced);

@@ -15,8 +15,9 @@
  * often start at the same ns, so there equal stamps stay equal (only a
  * stamp that goes back is raised to the one before it). A device stream
  * (dev.raw) is written out of order: it is read through a reorder window
- * (parse_reorder.h) and its stamps are handed out as they are, equal or,
- * for the rare record later than the window, going back. The window
+ * (parse_reorder.h) as deep as the header's late_ns says the stream is
+ * out of order, and its stamps are handed out as they are, equal or, for
+ * the rare record later than the window, going back. The window
  * reads its records from the mapping again when it hands them out, so the
  * pages of the chunks before the oldest one with a record in the window
  * are given back as that one moves on (the cursor gives each chunk back

@@ -57,6 +57,8 @@ enum raw_stream_kind {
 				* quota): the stream stopped recording there */
 #define RAW_FILE_DEVINFO_BOUND 0x4u /* the writer keeps devinfo_chunks (files of
 				     * older writers: read them all) */
+#define RAW_FILE_LATE_BOUND 0x8u /* the writer keeps late_ns (device streams;
+				  * files without it: assume the worst) */
 
 /* A clock pair: the stream's tick and CLOCK_MONOTONIC / CLOCK_REALTIME ns,
  * read back to back. Readers map ticks onto monotonic ns with these. */
@@ -88,6 +90,11 @@ struct raw_file_header {
 	 * written, so the parse finds every device without reading a long
 	 * device stream twice. Kept when flags has RAW_FILE_DEVINFO_BOUND. */
 	uint64_t devinfo_chunks;
+	/* No record starts more than this before the latest start written
+	 * ahead of it in the file: how far out of order the stream is, so
+	 * the parse holds records back only that long. Raised before a later
+	 * record is written. Kept when flags has RAW_FILE_LATE_BOUND. */
+	uint64_t late_ns;
 };
 
 struct raw_chunk_header {

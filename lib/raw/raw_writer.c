@@ -97,7 +97,8 @@ static void fill_header(struct raw_writer *w, const struct raw_writer_opts *o)
 	raw_clock_pair(w->clock, &h->open_pair);
 	if (o->comm)
 		strncpy(h->comm, o->comm, RAW_NAME_MAX - 1);
-	h->flags = RAW_FILE_DEVINFO_BOUND;
+	h->flags = RAW_FILE_DEVINFO_BOUND |
+		   (o->kind == RAW_STREAM_DEVICE ? RAW_FILE_LATE_BOUND : 0);
 	/* The magic goes last: a header without it was never finished. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(h->magic, RAW_MAGIC, sizeof h->magic);
@@ -205,9 +206,22 @@ void raw_writer_lose(struct raw_writer *w, uint64_t n)
 		__atomic_store_n(&w->hdr->lost_total, w->hdr->lost_total + n, __ATOMIC_RELAXED);
 }
 
+/* Keeps late_ns, raised before the record is written: a crash leaves it
+ * covering every record in the file. */
+static void track_late(struct raw_writer *w, uint64_t ts)
+{
+	if (ts >= w->high_ts) {
+		w->high_ts = ts;
+	} else if (w->high_ts - ts > w->late_ns && w->hdr) {
+		w->late_ns = w->high_ts - ts;
+		__atomic_store_n(&w->hdr->late_ns, w->late_ns, __ATOMIC_RELEASE);
+	}
+}
+
 static int emit(struct raw_writer *w, uint16_t type, uint64_t ts,
 		const void *payload, uint32_t len, int count)
 {
+	track_late(w, ts);
 	uint32_t size = raw_align((uint32_t)sizeof(struct raw_record) + len);
 	/* The bound first, covering this chunk and the next (where the record
 	 * goes if this one is full): a crash between the two leaves a bound

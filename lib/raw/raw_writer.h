@@ -39,6 +39,8 @@ struct raw_writer {
 	uint64_t lost_pending;         /* dropped since the last chunk began */
 	int broken;                    /* no more chunks can be had: count losses;
 					* 1: no disk or memory, 2: budget spent */
+	uint64_t high_ts;              /* the latest start emitted */
+	uint64_t late_ns;              /* what the header's late_ns says */
 
 	/* string interning */
 	struct raw_intern_cache cache[RAW_INTERN_CACHE];
@@ -114,7 +116,10 @@ static inline void raw_writer_commit(struct raw_writer *w, uint32_t size)
 			 (uint64_t)(w->pos - (char *)(c + 1)), __ATOMIC_RELEASE);
 }
 
-/* Writes a record with `len` payload bytes; returns 0 or -1 (counted lost). */
+/* Writes a record with `len` payload bytes; returns 0 or -1 (counted lost).
+ * The header's late_ns follows the starts given here and to
+ * raw_writer_emit_aux, so a device stream (RAW_FILE_LATE_BOUND) must write
+ * every record through these two, never raw_writer_reserve. */
 int raw_writer_emit(struct raw_writer *w, uint16_t type, uint64_t ts,
 		    const void *payload, uint32_t len);
 

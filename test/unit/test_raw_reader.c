@@ -443,6 +443,35 @@ static void test_device_records(void)
 	free(p);
 }
 
+/* A device stream's header keeps late_ns, the most a record starts
+ * before the latest start written ahead of it, as records are written (a
+ * stream never closed has it too); other kinds claim no bound. */
+static void test_late_bound(void)
+{
+	struct raw_writer w;
+	char *p = rg_path(dir, "late.raw"), *q = rg_path(dir, "late-thread.raw");
+	CHECK(rg_open(&w, dir, "late.raw", 1, 0, RAW_STREAM_DEVICE, RAW_CLOCK_MONOTONIC, "d") == 0);
+	const uint64_t ts[] = { 100, 200, 150, 300, 120, 400, 400, 390 };
+	for (size_t i = 0; i < sizeof ts / sizeof *ts; i++)
+		rg_dev_mem(&w, ts[i], 1, 0, 0x10, 64, 0);
+	raw_writer_abandon(&w);   /* as a killed process leaves it */
+	struct raw_file f;
+	CHECK(raw_file_open(&f, p, NULL, NULL, 0) == 0);
+	CHECK((f.hdr.flags & RAW_FILE_LATE_BOUND) && !(f.hdr.flags & RAW_FILE_CLOSED));
+	CHECK(f.hdr.late_ns == 180);
+	raw_file_close(&f);
+	CHECK(rg_open(&w, dir, "late-thread.raw", 1, 1, RAW_STREAM_THREAD, RAW_CLOCK_MONOTONIC,
+		      "t") == 0);
+	rg_mark(&w, 100, "a");
+	rg_mark(&w, 50, "b");
+	raw_writer_close(&w);
+	CHECK(raw_file_open(&f, q, NULL, NULL, 0) == 0);
+	CHECK(!(f.hdr.flags & RAW_FILE_LATE_BOUND));
+	raw_file_close(&f);
+	free(q);
+	free(p);
+}
+
 int main(void)
 {
 	dir = rg_tmpdir("reader");
@@ -457,6 +486,7 @@ int main(void)
 	test_record_content();
 	test_string_with_inner_nul();
 	test_device_records();
+	test_late_bound();
 	test_quiet();
 	test_fuzz();
 	test_totals();
