@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "common/scan.h"
 #include "common/strbuf.h"
 
 #define JO_MAX_DEPTH 32
@@ -140,8 +141,15 @@ static inline char *jo_room(struct jo *j, char *p)
 {
 	return (size_t)(j->out + j->cap - p) >= JO_ROOM ? p : jo_room_slow(j, p);
 }
-/* The body of NUL-terminated s (n bytes of s for jo_strn_at), escaped. */
-char *jo_cstr_at(struct jo *j, char *p, const char *s);
+/* The body of NUL-terminated s (n bytes of s for jo_strn_at), escaped.
+ * Inline to the first byte that needs escaping or more room (most names
+ * have none): the call was a third of what a short name cost. */
+char *jo_cstr_rest(struct jo *j, char *p, const char *s);
+static inline char *jo_cstr_at(struct jo *j, char *p, const char *s)
+{
+	size_t k = scan_json_copy(p, s, j->out + j->cap - JO_ROOM);
+	return s[k] ? jo_cstr_rest(j, p + k, s + k) : p + k;
+}
 char *jo_strn_at(struct jo *j, char *p, const char *s, size_t n);
 /* NUL-terminated text already in JSON form, as it is. */
 char *jo_raw_at(struct jo *j, char *p, const char *s);
@@ -154,8 +162,8 @@ static inline void jo_item_end(struct jo *j, char *p)
 
 /* An event head (as jo_event_head writes it, the object not left open)
  * at p, for an event whose keys stay on its line (depth + 1 >
- * line_depth). */
-char *jo_event_at(struct jo *j, char *p, const char *ph, const char *cat, const char *name,
+ * line_depth); ph is the one character of the event's phase. */
+char *jo_event_at(struct jo *j, char *p, char ph, const char *cat, const char *name,
 		  int64_t pid, int64_t tid, int64_t ts_ns);
 
 /* Gives up a FILE output: stops a background writer (what it had is

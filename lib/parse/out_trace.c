@@ -67,7 +67,7 @@ char *out_trace_x_at(struct out_trace *t, const char *cat, const char *name, int
 		     int64_t tid, uint64_t start_ns, uint64_t end_ns)
 {
 	struct jo *j = &t->j;
-	char *p = jo_event_at(j, jo_item_at(j), "X", cat, name, pid, tid, out_trace_rel(t, start_ns));
+	char *p = jo_event_at(j, jo_item_at(j), 'X', cat, name, pid, tid, out_trace_rel(t, start_ns));
 	p = JO_LIT(p, ",\"dur\":");
 	p += jo_fmt_us3(p, end_ns > start_ns ? (int64_t)(end_ns - start_ns) : 0);
 	return jo_room(j, p);
