@@ -341,7 +341,7 @@ void jo_raw(struct jo *j, const char *json)
 	puts_(j, json);
 }
 
-static const char pairs[201] =
+const char jo_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
@@ -355,7 +355,7 @@ static char *digits(char *end, uint64_t v)
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
 		end -= 2;
-		memcpy(end, pairs + 2 * r, 2);
+		memcpy(end, jo_pairs + 2 * r, 2);
 	}
 	/* the rest in 32 bits: cheaper divisions, and most numbers are here */
 	uint32_t w = (uint32_t)v;
@@ -363,11 +363,11 @@ static char *digits(char *end, uint64_t v)
 		unsigned r = w % 100;
 		w /= 100;
 		end -= 2;
-		memcpy(end, pairs + 2 * r, 2);
+		memcpy(end, jo_pairs + 2 * r, 2);
 	}
 	if (w >= 10) {
 		end -= 2;
-		memcpy(end, pairs + 2 * w, 2);
+		memcpy(end, jo_pairs + 2 * w, 2);
 	} else {
 		*--end = (char)('0' + w);
 	}
@@ -495,37 +495,9 @@ size_t jo_fmt_fixed(char *b, double v, int decimals)
 	return n;
 }
 
-/* Below 10 ms, as most durations are: the whole part's one to four digits
- * written without counting them or a loop: a third less time. */
-static size_t us3_short(char *b, unsigned ns)
+/* 10 ms and more, or negative. */
+size_t jo_fmt_us3_long(char *buf, int64_t ns)
 {
-	unsigned q = ns / 1000, frac = ns - q * 1000, n;
-	if (q < 10) {
-		b[0] = (char)('0' + q);
-		n = 1;
-	} else if (q < 100) {
-		memcpy(b, pairs + 2 * q, 2);
-		n = 2;
-	} else if (q < 1000) {
-		b[0] = (char)('0' + q / 100);
-		memcpy(b + 1, pairs + 2 * (q % 100), 2);
-		n = 3;
-	} else {
-		memcpy(b, pairs + 2 * (q / 100), 2);
-		memcpy(b + 2, pairs + 2 * (q % 100), 2);
-		n = 4;
-	}
-	b[n] = '.';
-	b[n + 1] = (char)('0' + frac / 100);
-	memcpy(b + n + 2, pairs + 2 * (frac % 100), 2);
-	b[n + 4] = '\0';
-	return n + 4;
-}
-
-size_t jo_fmt_us3(char *buf, int64_t ns)
-{
-	if ((uint64_t)ns < 10000000)
-		return us3_short(buf, (unsigned)ns);
 	/* Through the unsigned magnitude so INT64_MIN does not overflow;
 	 * written in place, from the end: a copy per number was a tenth of
 	 * formatting a trace. */
@@ -534,7 +506,7 @@ size_t jo_fmt_us3(char *buf, int64_t ns)
 	size_t sign = ns < 0, whole = ndigits(q), n = sign + whole + 4;
 	char *end = buf + n;
 	*end = '\0';
-	memcpy(end - 2, pairs + 2 * (frac % 100), 2);
+	memcpy(end - 2, jo_pairs + 2 * (frac % 100), 2);
 	end[-3] = (char)('0' + frac / 100);
 	end[-4] = '.';
 	digits(end - 4, q);
@@ -543,51 +515,28 @@ size_t jo_fmt_us3(char *buf, int64_t ns)
 	return n;
 }
 
-/* v below 10^7: its 7 digits at most fit a slot. */
-static inline size_t id_cached(char *buf, unsigned v, struct jo_id_cache *c)
+/* Not in the cache: formatted, and put there when it fits a slot. */
+size_t jo_fmt_uid_miss(char *buf, uint64_t v, struct jo_id_cache *c)
 {
-	unsigned k = v & (JO_ID_CACHE - 1);
-	if (c->v[k] != (int64_t)v + 1) {
-		c->v[k] = (int64_t)v + 1;
-		c->len[k] = (uint8_t)jo_fmt_uint(c->s[k], v);
-	}
+	if (v >= JO_ID_CACHED)
+		return jo_fmt_uint(buf, v);
+	unsigned k = (unsigned)v & (JO_ID_CACHE - 1);
+	c->v[k] = (int64_t)v + 1;
+	c->len[k] = (uint8_t)jo_fmt_uint(c->s[k], v);
 	memcpy(buf, c->s[k], sizeof c->s[k]);
 	return c->len[k];
 }
 
-size_t jo_fmt_id(char *buf, int64_t v, struct jo_id_cache *c)
-{
-	if ((uint64_t)v >= 10000000)   /* negative, or longer than a slot */
-		return jo_fmt_int(buf, v);
-	return id_cached(buf, (unsigned)v, c);
-}
-
-size_t jo_fmt_uid(char *buf, uint64_t v, struct jo_id_cache *c)
-{
-	return v >= 10000000 ? jo_fmt_uint(buf, v) : id_cached(buf, (unsigned)v, c);
-}
-
-size_t jo_fmt_ts(char *buf, int64_t ns, struct jo_ts_cache *c)
+/* New leading digits (kept for the times after), or a time below 10 ms
+ * or negative (as a duration). */
+size_t jo_fmt_ts_miss(char *buf, int64_t ns, struct jo_ts_cache *c)
 {
 	uint64_t q = (uint64_t)ns / 1000;
 	if (ns < 0 || q < 10000)
 		return jo_fmt_us3(buf, ns);
-	unsigned frac = (unsigned)((uint64_t)ns - q * 1000);
-	uint64_t hi = q / 10000;
-	unsigned lo = (unsigned)(q - hi * 10000);
-	if (hi != c->hi) {
-		c->hi = hi;
-		c->len = jo_fmt_uint(c->s, hi);   /* at most 13 digits: q < 2^64 / 1000 */
-	}
-	memcpy(buf, c->s, sizeof c->s);
-	char *p = buf + c->len;
-	memcpy(p, pairs + 2 * (lo / 100), 2);
-	memcpy(p + 2, pairs + 2 * (lo % 100), 2);
-	p[4] = '.';
-	p[5] = (char)('0' + frac / 100);
-	memcpy(p + 6, pairs + 2 * (frac % 100), 2);
-	p[8] = '\0';
-	return c->len + 8;
+	c->hi = q / 10000;
+	c->len = jo_fmt_uint(c->s, c->hi);   /* at most 13 digits: q < 2^64 / 1000 */
+	return jo_fmt_ts(buf, ns, c);
 }
 
 void jo_ns_us(struct jo *j, int64_t ns)
@@ -648,7 +597,7 @@ static inline size_t small_uint(char *b, unsigned v)
 		b[0] = (char)('0' + v);
 		return 1;
 	}
-	memcpy(b, pairs + 2 * v, 2);
+	memcpy(b, jo_pairs + 2 * v, 2);
 	return 2;
 }
 

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "common/jo_fmt.h"
 #include "common/scan.h"
 #include "common/strbuf.h"
 
@@ -24,27 +25,6 @@
 #define JO_BUF 16384
 
 struct bgw;
-
-/* The leading digits of the last time a writer formatted: a trace's or a
- * table's times mostly rise, so all but their last four whole digits are
- * seldom new (numbers were a tenth of a parse, times the longest of
- * them). Zeroed: empty. */
-struct jo_ts_cache {
-	uint64_t hi;   /* the microseconds / 10^4 in s; 0: none */
-	size_t len;
-	char s[16];
-};
-
-/* The text of the last ids a writer formatted, by value: pids and tids
- * come back line after line, a correlation in a launch, its task and the
- * flow between them (formatting them was 3% of a parse's instructions).
- * Zeroed: empty. */
-#define JO_ID_CACHE 64
-struct jo_id_cache {
-	int64_t v[JO_ID_CACHE];    /* the value + 1; 0: none */
-	uint8_t len[JO_ID_CACHE];
-	char s[JO_ID_CACHE][8];
-};
 
 struct jo {
 	FILE *f;                 /* output, or NULL to write into sb */
@@ -177,21 +157,6 @@ int jo_finish(struct jo *j);
 /* Appends `s` (n bytes) escaped, without the quotes. */
 void jo_escape(struct strbuf *sb, const char *s, size_t n);
 
-/* Formats ns as "us.nnn" (see jo_ns_us) into buf (>= 32 bytes), with a
- * NUL after it; returns its length. */
-size_t jo_fmt_us3(char *buf, int64_t ns);
-
-/* jo_fmt_int for a pid or tid, jo_fmt_uint for an id, through the cache;
- * they write at most 21 bytes (8 when cached), no NUL. */
-size_t jo_fmt_id(char *buf, int64_t v, struct jo_id_cache *c);
-size_t jo_fmt_uid(char *buf, uint64_t v, struct jo_id_cache *c);
-/* jo_fmt_us3 for a time (durations rarely share leading digits: they
- * belong to jo_fmt_us3); writes at most 22 bytes and a NUL into buf. */
-size_t jo_fmt_ts(char *buf, int64_t ns, struct jo_ts_cache *c);
-/* Writes v in decimal into buf (>= 21 bytes, no NUL); returns the length. */
-size_t jo_fmt_int(char *buf, int64_t v);
-/* The same for an unsigned v. */
-size_t jo_fmt_uint(char *buf, uint64_t v);
 /* v with `decimals` digits after the point into buf (JO_FIXED_MAX bytes),
  * with a NUL after it, exactly as printf's "%.*f" (rounded half to even on
  * v's binary value), without printf for |v| < 2^53 and up to 9 decimals;
