@@ -641,6 +641,13 @@ static inline char *sep_at(char *p, const struct sep *s)
 	return p + s->n;
 }
 
+/* Apart, so that the common case below needs no stack frame. */
+static __attribute__((noinline)) char *item_at_slow(struct jo *j)
+{
+	before_item(j);
+	return jo_room(j, j->out + j->blen);
+}
+
 /* An item on a line of its own (a trace's event): its comma, newline and
  * indent with one 16-byte copy where before_item_slow's put took a tenth
  * of writing the line. */
@@ -648,16 +655,15 @@ char *jo_item_at(struct jo *j)
 {
 	static const char sep_nl[] = ",\n" JO_SPACES;
 	int d = j->depth;
-	if (!j->after_key && d > 0 && d <= j->line_depth && d <= 7) {
-		unsigned char *c = &j->count[d - 1];
-		size_t had = *c != 0;
-		char *p = jo_room(j, j->out + j->blen);
-		memcpy(p, sep_nl + 1 - had, 16);
-		*c += *c < 255;
-		return p + had + 1 + 2 * (size_t)d;
-	}
-	before_item(j);
-	return jo_room(j, j->out + j->blen);
+	char *p = j->out + j->blen;
+	if (j->after_key || d <= 0 || d > j->line_depth || d > 7 ||
+	    (size_t)(j->out + j->cap - p) < JO_ROOM)
+		return item_at_slow(j);
+	unsigned char *c = &j->count[d - 1];
+	size_t had = *c != 0;
+	memcpy(p, sep_nl + 1 - had, 16);
+	*c += *c < 255;
+	return p + had + 1 + 2 * (size_t)d;
 }
 
 char *jo_room_slow(struct jo *j, char *p)
