@@ -15,7 +15,7 @@
 #include "common/json_out.h"
 
 /* A name csv_name has written: its length, and whether it goes in quotes. */
-#define CSV_NAMES_BITS 6
+#define CSV_NAMES_BITS 8
 #define CSV_NAMES (1 << CSV_NAMES_BITS)
 struct csv_name_hit {
 	const char *s;

@@ -481,8 +481,8 @@ static void test_csv_str(void)
 
 /* Names through csv_name's address cache read as csv_str writes them:
  * plain, quoted for a comma, with a quote (the general way), empty, NULL,
- * longer than the cache takes; again and again, in an order that makes
- * the 64 slots collide, and across the row buffer's flushes. */
+ * longer than the cache takes; again and again, more names than the cache
+ * has slots, and across the row buffer's flushes. */
 static void test_csv_name(void)
 {
 	static char long_name[3000];
@@ -491,7 +491,7 @@ static void test_csv_name(void)
 	static const char *const fixed[] = { "aten::addmm", "[[64, 1024], [1024]]", "say \"hi\", bye",
 					     "", "N/A", "void gemm<float, 128>(float const*)",
 					     "line\nbreak", "cr\r", "x" };
-	enum { N = 200 };
+	enum { N = 3 * CSV_NAMES };
 	static char names[N][24];
 	for (int i = 0; i < N; i++)
 		snprintf(names[i], sizeof names[i], i % 3 ? "op_%d" : "op,%d", i);
