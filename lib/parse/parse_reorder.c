@@ -180,6 +180,10 @@ static int open_room(struct parse_reorder *q)
  * PARSE_REORDER_SCAN entries; 0 if it belongs further back. */
 static int open_put(struct reorder_run *o, struct reorder_ent e)
 {
+	if (o->len == o->pos || !before(&e, &o->v[o->len - 1])) {
+		o->v[o->len++] = e;   /* in order, as most are: no memmove call */
+		return 1;
+	}
 	size_t i = o->len;
 	size_t stop = o->len - o->pos > PARSE_REORDER_SCAN ? o->len - PARSE_REORDER_SCAN : o->pos;
 	while (i > stop && before(&e, &o->v[i - 1]))

@@ -79,10 +79,8 @@ static uint64_t line(const struct raw_clock_pair *a, uint64_t ticks,
 	return clamp_ns((__int128)a->mono_ns + q);
 }
 
-uint64_t timemap_map(struct timemap *tm, uint64_t ticks)
+uint64_t timemap_map_tsc(struct timemap *tm, uint64_t ticks)
 {
-	if (tm->clock != RAW_CLOCK_TSC)
-		return ticks;
 	while (tm->have_b && ticks >= tm->b.ticks) {
 		tm->a = tm->b;
 		tm->have_b = pull(tm);

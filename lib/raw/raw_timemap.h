@@ -54,7 +54,12 @@ enum timemap_rate_src timemap_pick_rate(uint64_t run_hz,
 void timemap_init(struct timemap *tm, uint32_t clock, uint64_t rate_ticks,
 		  uint64_t rate_ns, timemap_next_fn next, void *ctx);
 
-/* Monotonic ns of `ticks`; clamped to [0, INT64_MAX]. */
-uint64_t timemap_map(struct timemap *tm, uint64_t ticks);
+/* Monotonic ns of `ticks`; clamped to [0, INT64_MAX]. A monotonic
+ * stream's ticks are its ns: inline, as every record of one asks. */
+uint64_t timemap_map_tsc(struct timemap *tm, uint64_t ticks);
+static inline uint64_t timemap_map(struct timemap *tm, uint64_t ticks)
+{
+	return tm->clock == RAW_CLOCK_TSC ? timemap_map_tsc(tm, ticks) : ticks;
+}
 
 #endif
