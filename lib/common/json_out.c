@@ -213,24 +213,31 @@ static void put_cstr_escaped(struct jo *j, const char *s)
 
 #define JO_SPACES "                                "   /* 32: the deepest indent */
 
-static void newline(struct jo *j, int depth)
+/* A new line's separator: the comma (left out from sep_nl + 1), newline
+ * and indent, as one piece. */
+static const char sep_nl[] = ",\n" JO_SPACES;
+
+/* Its length at depth d, after `had` items (0 or 1) at that depth. */
+static inline size_t sep_nl_len(size_t had, int d)
 {
-	static const char nl[] = "\n" JO_SPACES;
-	put(j, nl, 1 + (size_t)(depth * 2 < 32 ? depth * 2 : 32));
+	return had + 1 + (size_t)(d * 2 < 32 ? d * 2 : 32);
 }
 
-/* Separator before a new item (key or value) at the current depth: the
- * comma, newline and indent of a new line put as one piece, not three. */
+static void newline(struct jo *j, int depth)
+{
+	put(j, sep_nl + 1, sep_nl_len(0, depth));
+}
+
+/* Separator before a new item (key or value) at the current depth. */
 static void before_item_slow(struct jo *j)
 {
-	static const char sep_nl[] = ",\n" JO_SPACES;
 	int d = j->depth;
 	if (d <= 0)
 		return;
 	unsigned char *c = &j->count[d - 1];
 	size_t had = *c != 0;
 	if (d <= j->line_depth)
-		put(j, sep_nl + 1 - had, had + 1 + (size_t)(d * 2 < 32 ? d * 2 : 32));
+		put(j, sep_nl + 1 - had, sep_nl_len(had, d));
 	else if (had)
 		put(j, ", ", 2u - j->tight);
 	if (*c < 255)
@@ -653,7 +660,6 @@ static __attribute__((noinline)) char *item_at_slow(struct jo *j)
  * of writing the line. */
 char *jo_item_at(struct jo *j)
 {
-	static const char sep_nl[] = ",\n" JO_SPACES;
 	int d = j->depth;
 	char *p = j->out + j->blen;
 	if (j->after_key || d <= 0 || d > j->line_depth || d > 7 ||
@@ -663,7 +669,7 @@ char *jo_item_at(struct jo *j)
 	size_t had = *c != 0;
 	memcpy(p, sep_nl + 1 - had, 16);
 	*c += *c < 255;
-	return p + had + 1 + 2 * (size_t)d;
+	return p + sep_nl_len(had, d);
 }
 
 char *jo_room_slow(struct jo *j, char *p)
