@@ -69,8 +69,8 @@ int parse_stream_open(struct parse_stream *s, const struct parse_src *src,
 	reorder_init(&s->rq);
 	/* The writer's word on how late a record can be (in ns: not for a
 	 * TSC-clocked stream, whose records the time map moves). */
-	if ((s->file.hdr.flags & RAW_FILE_LATE_BOUND) && s->file.hdr.clock != RAW_CLOCK_TSC &&
-	    s->file.hdr.late_ns < s->rq.window_ns)
+	if (s->reorder && (s->file.hdr.flags & RAW_FILE_LATE_BOUND) &&
+	    s->file.hdr.clock != RAW_CLOCK_TSC && s->file.hdr.late_ns < s->rq.window_ns)
 		s->rq.window_ns = s->file.hdr.late_ns;
 	if (s->reorder)   /* NULL: pages are given back at the end only */
 		s->chunk_refs = calloc(s->file.nchunks ? s->file.nchunks : 1, sizeof *s->chunk_refs);

@@ -97,8 +97,8 @@ static void fill_header(struct raw_writer *w, const struct raw_writer_opts *o)
 	raw_clock_pair(w->clock, &h->open_pair);
 	if (o->comm)
 		strncpy(h->comm, o->comm, RAW_NAME_MAX - 1);
-	h->flags = RAW_FILE_DEVINFO_BOUND |
-		   (o->kind == RAW_STREAM_DEVICE ? RAW_FILE_LATE_BOUND : 0);
+	w->keeps_late = o->kind == RAW_STREAM_DEVICE;
+	h->flags = RAW_FILE_DEVINFO_BOUND | (w->keeps_late ? RAW_FILE_LATE_BOUND : 0);
 	/* The magic goes last: a header without it was never finished. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(h->magic, RAW_MAGIC, sizeof h->magic);
@@ -207,9 +207,12 @@ void raw_writer_lose(struct raw_writer *w, uint64_t n)
 }
 
 /* Keeps late_ns, raised before the record is written: a crash leaves it
- * covering every record in the file. */
+ * covering every record in the file. Only where the header claims it: a
+ * thread stream's records pay nothing. */
 static void track_late(struct raw_writer *w, uint64_t ts)
 {
+	if (!w->keeps_late)
+		return;
 	if (ts >= w->high_ts) {
 		w->high_ts = ts;
 	} else if (w->high_ts - ts > w->late_ns && w->hdr) {

@@ -39,6 +39,7 @@ struct raw_writer {
 	uint64_t lost_pending;         /* dropped since the last chunk began */
 	int broken;                    /* no more chunks can be had: count losses;
 					* 1: no disk or memory, 2: budget spent */
+	int keeps_late;                /* a device stream: late_ns is kept */
 	uint64_t high_ts;              /* the latest start emitted */
 	uint64_t late_ns;              /* what the header's late_ns says */
 
