@@ -14,6 +14,7 @@ struct bgw {
 	char *pending;        /* the buffer to write, or NULL */
 	size_t len;
 	int stop, error;
+	struct fs_behind behind;
 };
 
 static void *bgw_main(void *arg)
@@ -28,7 +29,7 @@ static void *bgw_main(void *arg)
 		char *p = w->pending;
 		size_t n = w->len;
 		pthread_mutex_unlock(&w->mu);
-		int bad = n && fs_fwrite_direct(w->f, p, n) != 0;
+		int bad = n && fs_fwrite_direct(w->f, p, n, &w->behind) != 0;
 		pthread_mutex_lock(&w->mu);
 		w->error |= bad;
 		w->pending = NULL;

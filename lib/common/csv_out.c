@@ -18,7 +18,7 @@ static void flush_row(struct csv *c)
 		c->blen = 0;
 		return;
 	}
-	if (c->blen && fs_fwrite_direct(c->f, c->buf, c->blen) != 0)
+	if (c->blen && fs_fwrite_direct(c->f, c->buf, c->blen, &c->behind) != 0)
 		c->error = 1;
 	c->blen = 0;
 }
@@ -29,7 +29,7 @@ static inline void put(struct csv *c, const char *s, size_t n)
 	if (c->blen + n > sizeof c->buf) {
 		flush_row(c);
 		if (n > sizeof c->buf) {
-			if (!c->f || fs_fwrite_direct(c->f, s, n) != 0)
+			if (!c->f || fs_fwrite_direct(c->f, s, n, &c->behind) != 0)
 				c->error = 1;
 			return;
 		}

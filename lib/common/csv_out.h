@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/fsutil.h"
 #include "common/json_out.h"
 
 /* A name csv_name has written: its length, and whether it goes in quotes. */
@@ -29,6 +30,7 @@ struct csv {
 	int error;        /* a write failed */
 	uint64_t rows;    /* lines ended, the header included */
 	size_t blen;      /* bytes waiting in buf */
+	struct fs_behind behind;   /* f's flush-behind */
 	struct jo_ts_cache ts;   /* for csv_ts */
 	struct csv_name_hit names[CSV_NAMES];   /* for csv_name, by address */
 	char buf[16384];

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE   /* sync_file_range */
 #include "common/fsutil.h"
 
 #include <errno.h>
@@ -122,14 +123,47 @@ int fs_write_all(int fd, const void *data, size_t n)
 	return 0;
 }
 
-int fs_fwrite_direct(FILE *f, const void *p, size_t n)
+/* Once per output, before its first write through us: where it stands. */
+static void behind_look(struct fs_behind *b, int fd)
+{
+	struct stat st;
+	off_t at = lseek(fd, 0, SEEK_CUR);
+	int on = at >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 0;
+	if (!b->window)
+		b->window = FS_BEHIND_WINDOW;
+	b->state = on ? 1 : -1;
+	b->put = on ? (uint64_t)at : 0;
+	b->next = (b->put / b->window + 1) * b->window;
+}
+
+/* Windows are whole multiples of `window` from the file's start; the
+ * newest complete one ends at `next`. */
+static void behind_wrote(struct fs_behind *b, int fd, size_t n)
+{
+	uint64_t w = b->window;
+	b->put += n;
+	for (; b->put >= b->next; b->next += w) {
+		sync_file_range(fd, (off_t)(b->next - w), (off_t)w, SYNC_FILE_RANGE_WRITE);
+		if (b->next < 3 * w)
+			continue;
+		posix_fadvise(fd, (off_t)(b->next - 3 * w), (off_t)(2 * w), POSIX_FADV_DONTNEED);
+	}
+}
+
+int fs_fwrite_direct(FILE *f, const void *p, size_t n, struct fs_behind *b)
 {
 	int fd = fileno(f);
 	if (fd < 0)
 		return fwrite(p, 1, n, f) == n ? 0 : -1;
 	if (fflush(f) != 0)
 		return -1;
-	return fs_write_all(fd, p, n) == 0 ? 0 : -1;
+	if (b && !b->state)
+		behind_look(b, fd);
+	if (fs_write_all(fd, p, n) != 0)
+		return -1;
+	if (b && b->state > 0)
+		behind_wrote(b, fd, n);
+	return 0;
 }
 
 int fs_create_file(const char *path, int flags)

@@ -3,6 +3,7 @@
 #define PROF_FSUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -30,11 +31,41 @@ int fs_create_file(const char *path, int flags);
  * 0 or -errno. */
 int fs_write_all(int fd, const void *p, size_t n);
 
+/*
+ * Flush-behind, for an output written front to back and not read back
+ * (trace_view.json, the CSVs). Each time another window has been written,
+ * the kernel is asked to start writing that window to disk, and to drop
+ * from its cache the two windows before the newest but one: pages that
+ * are on disk by then. Neither call waits, and only clean pages are
+ * dropped, so no data is at risk; a page still being written when asked
+ * stays cached, as it would have anyway.
+ *
+ * Why: a parse of 50 M events writes 10 GB. Kept in the page cache, that
+ * much output pushes out what the machine's other work had cached, counts
+ * against the job's cgroup memory limit, and on a virtual machine is
+ * 10 GB of memory the host must hand the guest page by page: six times
+ * the cost of the writes themselves, measured. Dropped behind, the same
+ * few windows of pages are used over and over. (PostgreSQL's *_flush_after
+ * and `dd oflag=nocache` do the same.)
+ *
+ * Off for what is not a regular file with a name: a pipe, a terminal, a
+ * scratch file (unlinked already, and read back by the parse). On tmpfs,
+ * where the file is its pages, the kernel ignores both calls.
+ */
+#define FS_BEHIND_WINDOW (32u << 20)
+struct fs_behind {
+	int state;         /* 0: not looked at yet, 1: on, -1: off */
+	uint64_t window;   /* 0: FS_BEHIND_WINDOW (tests use small ones) */
+	uint64_t put;      /* the descriptor's offset, as far as we wrote */
+	uint64_t next;     /* put at which the next window is complete */
+};
+
 /* Writes n bytes to f past its buffer (after what f holds), with write(2)
  * on its descriptor: a large block needs no copy into the FILE (that copy
  * was a tenth of a parse's instructions). A FILE with no descriptor
- * (open_memstream) takes them through fwrite. 0 or -1. */
-int fs_fwrite_direct(FILE *f, const void *p, size_t n);
+ * (open_memstream) takes them through fwrite. `b` (zeroed at first, or
+ * NULL for none) flushes behind the writes. 0 or -1. */
+int fs_fwrite_direct(FILE *f, const void *p, size_t n, struct fs_behind *b);
 
 /* path joined: a + "/" + b, malloc'd (NULL on ENOMEM). */
 char *fs_join(const char *a, const char *b);

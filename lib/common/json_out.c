@@ -22,7 +22,7 @@ static void flush_buf(struct jo *j)
 		sb_add(j->sb, j->out, j->blen);
 	else if (j->bg)
 		j->out = bgw_swap(j->bg, j->out, j->blen);
-	else if (j->blen && fs_fwrite_direct(j->f, j->out, j->blen) != 0)
+	else if (j->blen && fs_fwrite_direct(j->f, j->out, j->blen, &j->behind) != 0)
 		j->error = 1;
 	j->blen = 0;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "common/fsutil.h"
 #include "common/jo_fmt.h"
 #include "common/scan.h"
 #include "common/strbuf.h"
@@ -33,6 +34,7 @@ struct jo {
 	size_t cap;              /* out's size */
 	size_t blen;             /* bytes waiting in out (FILE output) */
 	struct bgw *bg;          /* jo_background's writer, or NULL */
+	struct fs_behind behind; /* f's flush-behind, while there is no bg */
 	char buf[JO_BUF];        /* one fwrite per JO_BUF bytes, not per token */
 	int depth;
 	int line_depth;

@@ -38,14 +38,14 @@ static int read_key(FILE *spill, int32_t *pid, uint64_t *ns)
  * inside quotes is part of a field, so lines are joined while a quote is
  * open. A line at a time: a byte at a time was a tenth of the whole parse.
  * 0, or -1 at the end of the spill. */
-static int copy_row(FILE *in, FILE *out, char **line, size_t *cap)
+static int copy_row(FILE *in, struct csv *out, char **line, size_t *cap)
 {
 	int quoted = 0, any = 0;
 	ssize_t n;
 	while ((n = getline(line, cap, in)) > 0) {
 		any = 1;
 		if (out)
-			fwrite(*line, 1, (size_t)n, out);
+			csv_raw(out, *line, (size_t)n);
 		for (const char *q = *line; (q = memchr(q, '"', (size_t)(*line + n - q))); q++)
 			quoted = !quoted;
 		if (!quoted && (*line)[n - 1] == '\n')
@@ -61,23 +61,31 @@ size_t out_spill_step_field(char *b, int64_t step)
 	return n;
 }
 
+/* The rows go out through a CSV writer for its flush-behind (common/
+ * fsutil.h): kernel_details.csv can be gigabytes. */
 int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f, int step_column)
 {
 	int32_t pid;
 	uint64_t ns;
 	char *line = NULL;
 	size_t cap = 0;
+	struct csv *c = malloc(sizeof *c);
+	if (!c)
+		return -ENOMEM;
+	csv_init(c, out);
 	rewind(spill);
 	while (read_key(spill, &pid, &ns) == 0) {
 		int64_t step = out_step_find(f, pid, ns);
-		FILE *to = out_step_find_wanted(f, step) ? out : NULL;
+		struct csv *to = out_step_find_wanted(f, step) ? c : NULL;
 		if (to && step_column) {
 			char b[24];
-			fwrite_unlocked(b, 1, out_spill_step_field(b, step), to);
+			csv_raw(to, b, out_spill_step_field(b, step));
 		}
 		if (copy_row(spill, to, &line, &cap) != 0)
 			break;
 	}
 	free(line);
-	return ferror(spill) ? -EIO : 0;
+	int rc = csv_finish(c) != 0 || ferror(spill) ? -EIO : 0;
+	free(c);
+	return rc;
 }
