@@ -3,7 +3,10 @@
 # written through the real raw writer) parsed by `prof parse` into
 # trace_view.json and every CSV; events/s, wall/user/sys time, peak RSS.
 # Targets: >= 5 M events/s on one core (1core_ev/s: the parse held to one
-# CPU), peak RSS <= 256 MB at 50 M events, time linear in N.
+# CPU), peak RSS <= 256 MB at 50 M events, time linear in N. cache_MB: how
+# much the page cache grew over the parse (outputs are written
+# flush-behind, so on a disk it stays far below out_MB; on tmpfs the
+# outputs are memory and it equals out_MB).
 #
 # Usage: test/bench/parse_throughput.sh [BUILD_DIR] [SIZES] [WORK_DIR] [RUNS]
 #   BUILD_DIR  default build (a Release build: cmake -DCMAKE_BUILD_TYPE=Release)
@@ -62,6 +65,8 @@ write_floor() { # bytes -> seconds
 	echo "$best"
 }
 
+cached_kb() { awk '/^Cached:/ {print $2}' /proc/meminfo 2>/dev/null || echo 0; }
+
 # one core: the first CPU this script may run on
 pin=""
 if command -v taskset >/dev/null; then
@@ -69,8 +74,9 @@ if command -v taskset >/dev/null; then
 	[ -n "$cpu" ] && pin="taskset -c $cpu"
 fi
 
-printf '%-10s %-8s %6s %8s %7s %6s %7s %8s %10s %10s %9s %9s %9s\n' events raw_MB gen_s \
-	parse_s user_s sys_s out_MB peak_RSS events/s 1core_ev/s wall_ns/ev cpu_ns/ev write_ns/ev
+printf '%-10s %-8s %6s %8s %7s %6s %7s %8s %8s %10s %10s %9s %9s %9s\n' events raw_MB gen_s \
+	parse_s user_s sys_s out_MB cache_MB peak_RSS events/s 1core_ev/s wall_ns/ev cpu_ns/ev \
+	write_ns/ev
 IFS=, read -ra ns <<<"$sizes"
 for n in "${ns[@]}"; do
 	run="$dir/run$n"
@@ -84,10 +90,12 @@ for n in "${ns[@]}"; do
 	for _ in $(seq "$runs"); do
 		rm -rf "$run/PROFILER_OUTPUT"
 		sync
+		c0=$(cached_kb)
 		measure "$dir/m" "$prof" parse "$run"
+		c1=$(cached_kb)
 		read -r wall user sys rss <"$dir/m"
 		if [ -z "$best" ] || [ "$(echo "$wall < $best" | bc -l)" = 1 ]; then
-			best=$wall; bu=$user; bs=$sys; brss=$rss
+			best=$wall; bu=$user; bs=$sys; brss=$rss; bcache=$(( (c1 - c0) / 1024 ))
 		fi
 		# the same parse held to one core (the target's terms): its wall time
 		if [ -n "$pin" ]; then
@@ -105,9 +113,10 @@ for n in "${ns[@]}"; do
 	floor=$(write_floor "$outb")
 	one=0
 	[ -n "$best1" ] && one=$(echo "$ev / $best1" | bc -l)
-	printf '%-10s %-8.0f %6.2f %8.2f %7.2f %6.2f %7.0f %8.1f %10.0f %10.0f %9.1f %9.1f %9.1f\n' "$ev" \
-		"$(echo "$rawb / 1048576" | bc -l)" "$(echo "($t1 - $t0) / 1000000000" | bc -l)" \
-		"$best" "$bu" "$bs" "$(echo "$outb / 1048576" | bc -l)" "$(echo "$brss / 1024" | bc -l)" \
+	printf '%-10s %-8.0f %6.2f %8.2f %7.2f %6.2f %7.0f %8d %8.1f %10.0f %10.0f %9.1f %9.1f %9.1f\n' \
+		"$ev" "$(echo "$rawb / 1048576" | bc -l)" "$(echo "($t1 - $t0) / 1000000000" | bc -l)" \
+		"$best" "$bu" "$bs" "$(echo "$outb / 1048576" | bc -l)" "$bcache" \
+		"$(echo "$brss / 1024" | bc -l)" \
 		"$(echo "$ev / $best" | bc -l)" "$one" "$(echo "$best * 1000000000 / $ev" | bc -l)" \
 		"$(echo "($bu + $bs) * 1000000000 / $ev" | bc -l)" \
 		"$(echo "$floor * 1000000000 / $ev" | bc -l)"
@@ -115,4 +124,5 @@ done
 echo "(parse_s: wall time of prof parse, best of $runs; work dir $work;"
 echo " 1core_ev/s: the same parse held to one core with taskset (0: no taskset), best of $runs;"
 echo " cpu_ns/ev: user + sys of every thread per event, the cost on one core;"
+echo " cache_MB: page cache grown over the 2-thread parse (outputs are dropped behind on disks);"
 echo " write_ns/ev: dd writing as many bytes as the outputs, per event: the kernel's floor)"
