@@ -97,16 +97,18 @@ static void test_drops_behind(void)
 
 	const char *map = mmap(NULL, 8 * WIN, PROT_READ, MAP_SHARED, fd, 0);
 	CHECK(map != MAP_FAILED);
+	/* The control: window 0, clean, dropped by hand. A file system that
+	 * ignores the advice (tmpfs, where the file is its pages) skips. */
+	posix_fadvise(fd, 0, WIN, POSIX_FADV_DONTNEED);
 	struct statfs sf;
 	int memfs = fstatfs(fd, &sf) == 0 &&
 		    (sf.f_type == TMPFS_MAGIC_ || sf.f_type == RAMFS_MAGIC_);
-	if (map != MAP_FAILED && memfs) {
-		printf("note: %s is on tmpfs, where the file is its pages: residency not checked\n",
-		       tmp_dir());
+	if (map != MAP_FAILED && (memfs || resident(map, 0) != 0)) {
+		printf("note: %s keeps clean pages it is asked to drop (tmpfs?): residency "
+		       "not checked\n", tmp_dir());
 	} else if (map != MAP_FAILED) {
 		CHECK(resident(map, 2) == 0);
 		CHECK(resident(map, 3) == 0);
-		CHECK(resident(map, 7) == WIN / (size_t)sysconf(_SC_PAGESIZE));
 	}
 	if (map != MAP_FAILED) {
 		CHECK(windows_match(map, 8));   /* read back from disk where dropped */
