@@ -35,16 +35,17 @@ int fs_write_all(int fd, const void *p, size_t n);
  * Flush-behind, for an output written front to back and not read back
  * (trace_view.json, the CSVs). Each time another window has been written,
  * the kernel is asked to start writing that window to disk, and to drop
- * from its cache the two windows before the newest but one: pages that
- * are on disk by then. Neither call waits, and only clean pages are
- * dropped, so no data is at risk; a page still being written when asked
- * stays cached, as it would have anyway.
+ * from its cache the two windows before it: each window is asked twice,
+ * so one still being written the first time goes the second. Neither
+ * call waits, and only clean pages are dropped, so no data is at risk; a
+ * page still being written when asked stays cached, as it would have
+ * anyway.
  *
  * Why: a parse of 50 M events writes 10 GB. Kept in the page cache, that
  * much output pushes out what the machine's other work had cached, counts
  * against the job's cgroup memory limit, and on a virtual machine is
- * 10 GB of memory the host must hand the guest page by page: six times
- * the cost of the writes themselves, measured. Dropped behind, the same
+ * 10 GB of memory the host must hand the guest page by page: six to
+ * eight times the cost of the writes themselves, measured. Dropped behind, the same
  * few windows of pages are used over and over. (PostgreSQL's *_flush_after
  * and `dd oflag=nocache` do the same.)
  *
