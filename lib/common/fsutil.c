@@ -157,11 +157,11 @@ int fs_fwrite_direct(FILE *f, const void *p, size_t n, struct fs_behind *b)
 		return fwrite(p, 1, n, f) == n ? 0 : -1;
 	if (fflush(f) != 0)
 		return -1;
-	if (b && !b->state)
+	if (!b->state)
 		behind_look(b, fd);
 	if (fs_write_all(fd, p, n) != 0)
 		return -1;
-	if (b && b->state > 0)
+	if (b->state > 0)
 		behind_wrote(b, fd, n);
 	return 0;
 }

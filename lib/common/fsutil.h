@@ -64,8 +64,8 @@ struct fs_behind {
 /* Writes n bytes to f past its buffer (after what f holds), with write(2)
  * on its descriptor: a large block needs no copy into the FILE (that copy
  * was a tenth of a parse's instructions). A FILE with no descriptor
- * (open_memstream) takes them through fwrite. `b` (zeroed at first, or
- * NULL for none) flushes behind the writes. 0 or -1. */
+ * (open_memstream) takes them through fwrite. `b` (zeroed at first)
+ * flushes behind the writes. 0 or -1. */
 int fs_fwrite_direct(FILE *f, const void *p, size_t n, struct fs_behind *b);
 
 /* path joined: a + "/" + b, malloc'd (NULL on ENOMEM). */
