@@ -29,8 +29,11 @@ struct csv {
 	int col;          /* fields written on the current line */
 	int error;        /* a write failed */
 	uint64_t rows;    /* lines ended, the header included */
-	size_t blen;      /* bytes waiting in buf */
-	struct fs_behind behind;   /* f's flush-behind */
+	char *out;        /* buf, or a background writer's buffer */
+	size_t cap;       /* out's size */
+	size_t blen;      /* bytes waiting in out */
+	struct bgw *bg;   /* csv_background's writer, or NULL */
+	struct fs_behind behind;   /* f's flush-behind, while there is no bg */
 	struct jo_ts_cache ts;   /* for csv_ts */
 	struct csv_name_hit names[CSV_NAMES];   /* for csv_name, by address */
 	char buf[16384];
@@ -39,6 +42,11 @@ struct csv {
 /* f NULL: the rows stay in the writer for csv_take (a row that does not
  * fit its buffer sets `error`). */
 void csv_init(struct csv *c, FILE *f);
+/* f written by a thread of its own, a megabyte at a time and direct
+ * where it can be (common/bgwrite.h), for the largest tables; stays as it
+ * was when no thread can be had. Until csv_finish the FILE is the
+ * writer's. */
+void csv_background(struct csv *c);
 /* A FILE-less writer's bytes since the last take: handed over (valid
  * until the next call) and forgotten. */
 const char *csv_take(struct csv *c, size_t *n);
@@ -71,5 +79,8 @@ void csv_end_row(struct csv *c);
 
 /* Flushes; 0, or -1 when a write failed. */
 int csv_finish(struct csv *c);
+/* Stops writing (a background writer's thread included) before the FILE
+ * is thrown away; what was not written is lost. */
+void csv_abort(struct csv *c);
 
 #endif

@@ -1,4 +1,4 @@
-#define _GNU_SOURCE   /* sync_file_range */
+#define _GNU_SOURCE   /* sync_file_range, statx, O_DIRECT */
 #include "common/fsutil.h"
 
 #include <errno.h>
@@ -164,6 +164,44 @@ int fs_fwrite_direct(FILE *f, const void *p, size_t n, struct fs_behind *b)
 	if (b->state > 0)
 		behind_wrote(b, fd, n);
 	return 0;
+}
+
+/* The file system's own word that direct I/O works, with an alignment we
+ * keep: without it (tmpfs takes O_DIRECT but gains nothing; an old kernel
+ * cannot say) the output stays buffered. */
+static int direct_supported(int fd)
+{
+#ifdef STATX_DIOALIGN
+	struct statx sx;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) != 0 ||
+	    !(sx.stx_mask & STATX_DIOALIGN))
+		return 0;
+	return sx.stx_dio_offset_align && sx.stx_dio_offset_align <= FS_DIRECT_ALIGN &&
+	       sx.stx_dio_mem_align && sx.stx_dio_mem_align <= FS_DIRECT_ALIGN;
+#else
+	(void)fd;
+	return 0;
+#endif
+}
+
+size_t fs_direct_on(int fd)
+{
+	struct stat st;
+	off_t at = lseek(fd, 0, SEEK_CUR);
+	if (at < 0 || at % FS_DIRECT_ALIGN || fstat(fd, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || st.st_nlink == 0 || !direct_supported(fd))
+		return 0;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_DIRECT) != 0)
+		return 0;
+	return FS_DIRECT_ALIGN;
+}
+
+void fs_direct_off(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && (fl & O_DIRECT))
+		fcntl(fd, F_SETFL, fl & ~O_DIRECT);
 }
 
 int fs_create_file(const char *path, int flags)

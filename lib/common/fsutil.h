@@ -68,6 +68,29 @@ struct fs_behind {
  * flushes behind the writes. 0 or -1. */
 int fs_fwrite_direct(FILE *f, const void *p, size_t n, struct fs_behind *b);
 
+/*
+ * Direct I/O (O_DIRECT), for the largest outputs, written front to back by
+ * a background writer (common/bgwrite.h): their bytes go from the writer's
+ * buffers to the disk, never through the page cache. Even dropped behind
+ * (above), each page of a buffered write is allocated, filled by a copy,
+ * put on the LRU, written back and freed. Measured on ext4, 10 M events
+ * held to one core: system time 1.4 s of 2.9 buffered, 0.3 s of 1.7
+ * direct, the disk's time overlapping the parse.
+ *
+ * On only where the file system says how to do it (statx's
+ * STATX_DIOALIGN, Linux 6.1) with an alignment FS_DIRECT_ALIGN covers,
+ * for a regular file with a name whose offset is aligned. Elsewhere
+ * (tmpfs, where the page cache is the file; older kernels) the output
+ * stays buffered, flushed behind.
+ */
+#define FS_DIRECT_ALIGN 4096u
+/* Turns O_DIRECT on for fd when that is possible and worth it:
+ * FS_DIRECT_ALIGN, or 0 when fd stays as it was. Writes must then keep
+ * their buffer's address, their length and the offset multiples of it. */
+size_t fs_direct_on(int fd);
+/* Back to buffered writes (for the tail that is not a whole block). */
+void fs_direct_off(int fd);
+
 /* path joined: a + "/" + b, malloc'd (NULL on ENOMEM). */
 char *fs_join(const char *a, const char *b);
 

@@ -10,18 +10,19 @@
 #include "common/fsutil.h"
 #include "common/scan.h"
 
-#define JO_BG_BUF (1u << 20)
-
 typedef void (*jo_sink)(void *ctx, const char *s, size_t n);
 
 static void sink_sb(void *ctx, const char *s, size_t n) { sb_add(ctx, s, n); }
 
+/* Empties the buffer, but for what a background writer carries over. */
 static void flush_buf(struct jo *j)
 {
+	if (j->bg) {
+		j->out = bgw_swap(j->bg, j->out, &j->blen);
+		return;
+	}
 	if (!j->f)
 		sb_add(j->sb, j->out, j->blen);
-	else if (j->bg)
-		j->out = bgw_swap(j->bg, j->out, j->blen);
 	else if (j->blen && fs_fwrite_direct(j->f, j->out, j->blen, &j->behind) != 0)
 		j->error = 1;
 	j->blen = 0;
@@ -181,11 +182,10 @@ void jo_background(struct jo *j)
 	char *big;
 	if (!j->f || j->bg)
 		return;
-	flush_buf(j);
-	j->bg = bgw_start(j->f, JO_BG_BUF, &big);
+	j->bg = bgw_start(j->f, BGW_BUF, j->out, j->blen, &big);
 	if (j->bg) {
 		j->out = big;
-		j->cap = JO_BG_BUF;
+		j->cap = BGW_BUF;
 	}
 }
 
@@ -764,7 +764,7 @@ void jo_event_head(struct jo *j, const char *ph, const char *cat, const char *na
 void jo_abort(struct jo *j)
 {
 	if (j->bg)
-		bgw_stop(j->bg);
+		bgw_stop(j->bg, 0);
 	j->bg = NULL;
 	j->out = j->buf;
 	j->cap = JO_BUF;
@@ -777,14 +777,15 @@ int jo_finish(struct jo *j)
 	if (j->depth != 0)
 		j->error = 1;
 	if (j->f) {
-		flush_buf(j);
 		if (j->bg) {
-			if (bgw_stop(j->bg) != 0)
+			if (bgw_stop(j->bg, j->blen) != 0)
 				j->error = 1;
 			j->bg = NULL;
 			j->out = j->buf;
 			j->cap = JO_BUF;
+			j->blen = 0;
 		}
+		flush_buf(j);
 		if (fflush(j->f) != 0 || ferror(j->f))
 			j->error = 1;
 	} else if (j->sb->oom) {

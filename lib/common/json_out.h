@@ -51,9 +51,10 @@ void jo_init_sb(struct jo *j, struct strbuf *sb, int line_depth);
 /* Items within a line separated by "," and ":" alone: a tenth less of
  * trace_view.json to write, and to read back. */
 void jo_tight(struct jo *j);
-/* A FILE output written by a thread of its own, a megabyte at a time
- * (common/bgwrite.h), for the largest outputs; stays as it was when no
- * thread can be had. Until jo_finish the FILE is the writer's. */
+/* A FILE output written by a thread of its own, a megabyte at a time and
+ * direct where it can be (common/bgwrite.h), for the largest outputs;
+ * stays as it was when no thread can be had. Until jo_finish the FILE is
+ * the writer's. */
 void jo_background(struct jo *j);
 
 void jo_obj_begin(struct jo *j);

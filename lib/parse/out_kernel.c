@@ -23,6 +23,7 @@ int out_kernel_open(struct out_kernel *k, const char *dir, uint64_t base_mono_ns
 		return rc;
 	}
 	csv_init(&k->oc, k->out.f);
+	csv_background(&k->oc);
 	csv_header(&k->oc, OUT_KERNEL_HEADER);
 	csv_init(&k->c, NULL);
 	return 0;
@@ -165,6 +166,7 @@ int out_kernel_write(struct out_kernel *k, const struct out_step_find *f)
 
 void out_kernel_free(struct out_kernel *k)
 {
+	csv_abort(&k->oc);
 	if (k->out.f)
 		out_file_abort(&k->out);
 	if (k->spill.f)

@@ -17,8 +17,10 @@ int out_op_details_open(struct out_op_details *d, const char *dir, int by_step)
 		return rc;
 	}
 	csv_init(&d->c, d->spill.f ? d->spill.f : d->file.f);
-	if (!d->spill.f)
+	if (!d->spill.f) {
+		csv_background(&d->c);
 		csv_header(&d->c, OUT_OP_DETAILS_HEADER);
+	}
 	return 0;
 }
 
@@ -60,6 +62,7 @@ int out_op_details_close(struct out_op_details *d, const struct out_step_find *f
 
 void out_op_details_abort(struct out_op_details *d)
 {
+	csv_abort(&d->c);
 	if (d->spill.f)
 		out_file_abort(&d->spill);
 	out_file_abort(&d->file);

@@ -593,21 +593,19 @@ static void test_csv(void)
 
 /* Several megabytes of events, long strings among them (longer than a
  * buffer too), written with and without the background writer: the same
- * bytes, in order. */
-static char *events_text(int background)
+ * bytes, in order. Into memory (no descriptor), and into a file where the
+ * writer goes direct when the file system allows (test_direct_write). */
+static void events_to(FILE *f, int background)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
 	struct jo j;
 	jo_init_file(&j, f, 2);
-	if (background)
-		jo_background(&j);
 	static char big[3 << 20];
 	memset(big, 'x', sizeof big - 1);
 	jo_obj_begin(&j);
 	jo_key(&j, "traceEvents");
 	jo_arr_begin(&j);
+	if (background)   /* with bytes waiting: they move */
+		jo_background(&j);
 	for (int i = 0; i < 60000; i++) {
 		jo_event_head(&j, "X", "cat", i % 7 ? "aten::mm" : "a \"quoted\" name", i, -i,
 			      (int64_t)i * 1234567);
@@ -618,20 +616,47 @@ static char *events_text(int background)
 	jo_arr_end(&j);
 	jo_obj_end(&j);
 	CHECK(jo_finish(&j) == 0);
+}
+
+static char *events_text(int background)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	events_to(f, background);
 	fclose(f);
+	return text;
+}
+
+static char *events_file(void)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/csv_json_events.json", unit_tmp_dir());
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return NULL;
+	events_to(f, 1);
+	fclose(f);
+	char *text = NULL;
+	size_t len;
+	CHECK(fs_read_file(path, &text, &len) == 0);
+	unlink(path);
 	return text;
 }
 
 static void test_background(void)
 {
-	char *a = events_text(0), *b = events_text(1);
+	char *a = events_text(0), *b = events_text(1), *c = events_file();
 	CHECK(a && b && strlen(a) > (4u << 20));
 	CHECK(a && b && strcmp(a, b) == 0);
+	CHECK(a && c && strcmp(a, c) == 0);
 	cJSON *j = b ? cJSON_Parse(b) : NULL;
 	CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(j, "traceEvents")) == 60000);
 	cJSON_Delete(j);
 	free(a);
 	free(b);
+	free(c);
 }
 
 int main(void)

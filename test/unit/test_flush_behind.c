@@ -24,15 +24,6 @@
 
 static char path[4096];
 
-static const char *tmp_dir(void)
-{
-	const char *t = getenv("PROF_TEST_TMP");
-	if (!t)
-		t = "/tmp";
-	fs_mkdir_p(t);
-	return t;
-}
-
 /* Window w's bytes: each byte says which window and where, so a byte
  * lost or moved shows. */
 static void fill(char *buf, unsigned w)
@@ -82,7 +73,7 @@ static void write_windows(FILE *f, struct fs_behind *b, unsigned from, unsigned 
  * window 4 asks for windows 2 and 3 to go, and being clean they must. */
 static void test_drops_behind(void)
 {
-	snprintf(path, sizeof path, "%s/flush_behind.out", tmp_dir());
+	snprintf(path, sizeof path, "%s/flush_behind.out", unit_tmp_dir());
 	int fd = fs_create_file(path, O_RDWR);
 	CHECK(fd >= 0);
 	FILE *f = fdopen(fd, "w+");
@@ -105,7 +96,7 @@ static void test_drops_behind(void)
 		    (sf.f_type == TMPFS_MAGIC_ || sf.f_type == RAMFS_MAGIC_);
 	if (map != MAP_FAILED && (memfs || resident(map, 0) != 0)) {
 		printf("note: %s keeps clean pages it is asked to drop (tmpfs?): residency "
-		       "not checked\n", tmp_dir());
+		       "not checked\n", unit_tmp_dir());
 	} else if (map != MAP_FAILED) {
 		CHECK(resident(map, 2) == 0);
 		CHECK(resident(map, 3) == 0);
@@ -121,7 +112,7 @@ static void test_drops_behind(void)
 /* The offset is learned at the first write, past what stdio wrote before. */
 static void test_starts_where_the_file_is(void)
 {
-	snprintf(path, sizeof path, "%s/flush_behind.head", tmp_dir());
+	snprintf(path, sizeof path, "%s/flush_behind.head", unit_tmp_dir());
 	int fd = fs_create_file(path, O_WRONLY);
 	FILE *f = fdopen(fd, "w");
 	fputs("head\n", f);
@@ -137,7 +128,7 @@ static void test_starts_where_the_file_is(void)
 /* A scratch file (no name: the parse reads it back) and a pipe: off. */
 static void test_off_for_scratch_and_pipes(void)
 {
-	snprintf(path, sizeof path, "%s/flush_behind.scratch", tmp_dir());
+	snprintf(path, sizeof path, "%s/flush_behind.scratch", unit_tmp_dir());
 	int fd = fs_create_file(path, O_RDWR);
 	unlink(path);
 	FILE *f = fdopen(fd, "w+");
@@ -161,7 +152,7 @@ static void test_off_for_scratch_and_pipes(void)
 /* The CSV and JSON writers flush behind their files. */
 static void test_writers_use_it(void)
 {
-	snprintf(path, sizeof path, "%s/flush_behind.csv", tmp_dir());
+	snprintf(path, sizeof path, "%s/flush_behind.csv", unit_tmp_dir());
 	int fd = fs_create_file(path, O_WRONLY);
 	FILE *f = fdopen(fd, "w");
 	struct csv c;

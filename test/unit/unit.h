@@ -4,7 +4,10 @@
 #define PROF_TEST_UNIT_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/fsutil.h"
 
 static int unit_passed, unit_failed;
 
@@ -26,6 +29,17 @@ static int unit_passed, unit_failed;
 	else { unit_failed++; fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", \
 				      __FILE__, __LINE__, h_ ? h_ : "(null)", n_); } \
 } while (0)
+
+/* Where a test writes its files: PROF_TEST_TMP (ctest's, in the build
+ * tree: on the disk a user's outputs would be on), else /tmp. */
+static inline const char *unit_tmp_dir(void)
+{
+	const char *t = getenv("PROF_TEST_TMP");
+	if (!t)
+		t = "/tmp";
+	fs_mkdir_p(t);
+	return t;
+}
 
 static inline int unit_done(void)
 {
