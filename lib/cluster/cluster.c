@@ -264,7 +264,7 @@ int cluster_write_step_trace(const char *out_dir, const struct cluster *c)
 		}
 	}
 	free(pos);
-	return out_file_commit(&of, csv_finish(&csv) != 0);
+	return out_file_commit(&of, csv_finish(&csv));
 }
 
 void cluster_free(struct cluster *c)

@@ -236,9 +236,9 @@ int cluster_write_matrix(const char *out_dir, const struct cluster *c, FILE *log
 	struct jo j;
 	jo_init_file(&j, of.f, 4);
 	emit(&j, out);
-	int bad = jo_finish(&j) != 0;
-	if (!bad && fputc('\n', of.f) == EOF)
-		bad = 1;
+	int err = jo_finish(&j);
+	if (!err && fputc('\n', of.f) == EOF)
+		err = 1;
 	cJSON_Delete(out);
-	return out_file_commit(&of, bad);
+	return out_file_commit(&of, err);
 }

@@ -23,13 +23,14 @@ struct bgw {
 	char *bufs[BGW_BUFS];
 	size_t lens[BGW_BUFS];
 	unsigned head, tail;
-	int stop, error;
+	int stop;
+	int error;             /* the first failed write's errno, or 0 */
 	struct fs_behind behind;
 };
 
 /* Whole blocks go direct; what is left (the output's tail), or the rest
  * after the file system refused (EINVAL) or wrote part of a block, goes
- * buffered from there on. */
+ * buffered from there on. 0 or -errno. */
 static int bgw_put(struct bgw *w, const char *p, size_t n)
 {
 	size_t whole = w->direct ? n - n % w->align : 0;
@@ -38,7 +39,7 @@ static int bgw_put(struct bgw *w, const char *p, size_t n)
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0 && errno != EINVAL)
-			return -1;
+			return -errno;
 		if (k <= 0)
 			break;
 		p += k;
@@ -66,9 +67,10 @@ static void *bgw_main(void *arg)
 		char *p = w->bufs[w->head % BGW_BUFS];
 		size_t n = w->lens[w->head % BGW_BUFS];
 		pthread_mutex_unlock(&w->mu);
-		int bad = n && bgw_put(w, p, n) != 0;
+		int rc = n ? bgw_put(w, p, n) : 0;
 		pthread_mutex_lock(&w->mu);
-		w->error |= bad;
+		if (rc)
+			fs_err_keep(&w->error, -rc);
 		w->head++;
 		pthread_cond_broadcast(&w->cv);
 	}
@@ -153,7 +155,7 @@ int bgw_stop(struct bgw *w, size_t len)
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	pthread_join(w->th, NULL);
-	int rc = w->error ? -1 : 0;
+	int rc = -w->error;
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
 	bgw_free(w);

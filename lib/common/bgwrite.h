@@ -38,7 +38,7 @@ struct bgw *bgw_start(FILE *f, size_t cap, const char *waiting, size_t n, char *
 char *bgw_swap(struct bgw *w, char *full, size_t *len);
 /* Writes the first len bytes of the buffer being filled and all before it,
  * stops the thread (f is the caller's again, its offset past every byte)
- * and frees the writer; 0, or -1 when a write failed. */
+ * and frees the writer; 0, or the first failed write's -errno. */
 int bgw_stop(struct bgw *w, size_t len);
 
 #endif

@@ -1,5 +1,6 @@
 #include "common/csv_out.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -20,12 +21,14 @@ static void flush_row(struct csv *c)
 		return;
 	}
 	if (!c->f) {   /* nowhere to go: the row is lost, and said so */
-		c->error |= c->blen != 0;
+		if (c->blen)
+			fs_err_keep(&c->error, ENOBUFS);
 		c->blen = 0;
 		return;
 	}
-	if (c->blen && fs_fwrite_direct(c->f, c->out, c->blen, &c->behind) != 0)
-		c->error = 1;
+	int rc = c->blen ? fs_fwrite_direct(c->f, c->out, c->blen, &c->behind) : 0;
+	if (rc)
+		fs_err_keep(&c->error, -rc);
 	c->blen = 0;
 }
 
@@ -35,8 +38,9 @@ static void flush_row(struct csv *c)
 static void put_big(struct csv *c, const char *s, size_t n)
 {
 	if (!c->bg) {
-		if (!c->f || fs_fwrite_direct(c->f, s, n, &c->behind) != 0)
-			c->error = 1;
+		int rc = c->f ? fs_fwrite_direct(c->f, s, n, &c->behind) : -ENOBUFS;
+		if (rc)
+			fs_err_keep(&c->error, -rc);
 		return;
 	}
 	while (n) {
@@ -278,7 +282,9 @@ static void stop_background(struct csv *c, size_t keep)
 {
 	if (!c->bg)
 		return;
-	c->error |= bgw_stop(c->bg, keep) != 0;
+	int rc = bgw_stop(c->bg, keep);
+	if (rc)
+		fs_err_keep(&c->error, -rc);
 	c->bg = NULL;
 	c->out = c->buf;
 	c->cap = sizeof c->buf;
@@ -289,16 +295,15 @@ void csv_abort(struct csv *c)
 {
 	stop_background(c, 0);
 	c->blen = 0;
-	c->error = 1;
+	fs_err_keep(&c->error, ECANCELED);
 }
 
 int csv_finish(struct csv *c)
 {
 	stop_background(c, c->blen);
 	flush_row(c);
-	if (!c->f)
-		return c->error ? -1 : 0;
-	if (fflush(c->f) != 0 || ferror(c->f))
-		c->error = 1;
-	return c->error ? -1 : 0;
+	errno = 0;
+	if (c->f && (fflush(c->f) != 0 || ferror(c->f)))
+		fs_err_keep(&c->error, errno);
+	return -c->error;
 }

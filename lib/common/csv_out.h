@@ -27,7 +27,7 @@ struct csv_name_hit {
 struct csv {
 	FILE *f;
 	int col;          /* fields written on the current line */
-	int error;        /* a write failed */
+	int error;        /* the first failure's errno (ENOBUFS: a row lost), or 0 */
 	uint64_t rows;    /* lines ended, the header included */
 	char *out;        /* buf, or a background writer's buffer */
 	size_t cap;       /* out's size */
@@ -77,7 +77,7 @@ void csv_ns_us(struct csv *c, int64_t ns);
 void csv_ts(struct csv *c, int64_t ns);
 void csv_end_row(struct csv *c);
 
-/* Flushes; 0, or -1 when a write failed. */
+/* Flushes; 0, or the first failure's -errno (a full disk: -ENOSPC). */
 int csv_finish(struct csv *c);
 /* Stops writing (a background writer's thread included) before the FILE
  * is thrown away; what was not written is lost. */

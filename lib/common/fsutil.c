@@ -150,17 +150,25 @@ static void behind_wrote(struct fs_behind *b, int fd, size_t n)
 	}
 }
 
+/* errno as a result, EIO when a stdio call failed without one */
+static int errno_rc(void)
+{
+	return errno ? -errno : -EIO;
+}
+
 int fs_fwrite_direct(FILE *f, const void *p, size_t n, struct fs_behind *b)
 {
 	int fd = fileno(f);
+	errno = 0;
 	if (fd < 0)
-		return fwrite(p, 1, n, f) == n ? 0 : -1;
+		return fwrite(p, 1, n, f) == n ? 0 : errno_rc();
 	if (fflush(f) != 0)
-		return -1;
+		return errno_rc();
 	if (!b->state)
 		behind_look(b, fd);
-	if (fs_write_all(fd, p, n) != 0)
-		return -1;
+	int rc = fs_write_all(fd, p, n);
+	if (rc)
+		return rc;
 	if (b->state > 0)
 		behind_wrote(b, fd, n);
 	return 0;

@@ -2,6 +2,7 @@
 #ifndef PROF_FSUTIL_H
 #define PROF_FSUTIL_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,7 +66,7 @@ struct fs_behind {
  * on its descriptor: a large block needs no copy into the FILE (that copy
  * was a tenth of a parse's instructions). A FILE with no descriptor
  * (open_memstream) takes them through fwrite. `b` (zeroed at first)
- * flushes behind the writes. 0 or -1. */
+ * flushes behind the writes. 0 or -errno. */
 int fs_fwrite_direct(FILE *f, const void *p, size_t n, struct fs_behind *b);
 
 /*
@@ -90,6 +91,15 @@ int fs_fwrite_direct(FILE *f, const void *p, size_t n, struct fs_behind *b);
 size_t fs_direct_on(int fd);
 /* Back to buffered writes (for the tail that is not a whole block). */
 void fs_direct_off(int fd);
+
+/* A writer's first failure is the one to report (a full disk, say, not
+ * the errors that follow from it): *err, 0 or a positive errno, takes e
+ * (a positive errno; 0 counts as EIO) unless it holds one already. */
+static inline void fs_err_keep(int *err, int e)
+{
+	if (!*err)
+		*err = e > 0 ? e : EIO;
+}
 
 /* path joined: a + "/" + b, malloc'd (NULL on ENOMEM). */
 char *fs_join(const char *a, const char *b);

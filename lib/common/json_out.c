@@ -1,6 +1,7 @@
 #include "common/json_out.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -21,10 +22,13 @@ static void flush_buf(struct jo *j)
 		j->out = bgw_swap(j->bg, j->out, &j->blen);
 		return;
 	}
+	int rc = 0;
 	if (!j->f)
 		sb_add(j->sb, j->out, j->blen);
-	else if (j->blen && fs_fwrite_direct(j->f, j->out, j->blen, &j->behind) != 0)
-		j->error = 1;
+	else if (j->blen)
+		rc = fs_fwrite_direct(j->f, j->out, j->blen, &j->behind);
+	if (rc)
+		fs_err_keep(&j->error, -rc);
 	j->blen = 0;
 }
 
@@ -272,7 +276,7 @@ static void open_(struct jo *j, char c)
 	before_item(j);
 	put(j, &c, 1);
 	if (j->depth >= JO_MAX_DEPTH) {
-		j->error = 1;
+		fs_err_keep(&j->error, EINVAL);
 		return;
 	}
 	j->count[j->depth++] = 0;
@@ -281,7 +285,7 @@ static void open_(struct jo *j, char c)
 static void close_(struct jo *j, char c)
 {
 	if (j->depth <= 0) {
-		j->error = 1;
+		fs_err_keep(&j->error, EINVAL);
 		return;
 	}
 	int had = j->count[--j->depth];
@@ -769,27 +773,29 @@ void jo_abort(struct jo *j)
 	j->out = j->buf;
 	j->cap = JO_BUF;
 	j->blen = 0;
-	j->error = 1;
+	fs_err_keep(&j->error, ECANCELED);
 }
 
 int jo_finish(struct jo *j)
 {
 	if (j->depth != 0)
-		j->error = 1;
+		fs_err_keep(&j->error, EINVAL);
 	if (j->f) {
 		if (j->bg) {
-			if (bgw_stop(j->bg, j->blen) != 0)
-				j->error = 1;
+			int rc = bgw_stop(j->bg, j->blen);
+			if (rc)
+				fs_err_keep(&j->error, -rc);
 			j->bg = NULL;
 			j->out = j->buf;
 			j->cap = JO_BUF;
 			j->blen = 0;
 		}
 		flush_buf(j);
+		errno = 0;
 		if (fflush(j->f) != 0 || ferror(j->f))
-			j->error = 1;
+			fs_err_keep(&j->error, errno);
 	} else if (j->sb->oom) {
-		j->error = 1;
+		fs_err_keep(&j->error, ENOMEM);
 	}
-	return j->error ? -1 : 0;
+	return -j->error;
 }

@@ -38,7 +38,7 @@ struct jo {
 	char buf[JO_BUF];        /* one fwrite per JO_BUF bytes, not per token */
 	int depth;
 	int line_depth;
-	int error;               /* nesting misuse or a write failed */
+	int error;               /* the first failure's errno (EINVAL: nesting misuse), or 0 */
 	unsigned char count[JO_MAX_DEPTH]; /* items so far at each depth (saturates) */
 	unsigned char after_key;
 	unsigned char tight;     /* jo_tight: no spaces inside a line */
@@ -153,8 +153,8 @@ char *jo_event_at(struct jo *j, char *p, char ph, const char *cat, const char *n
  * written or not); the caller then discards the file. */
 void jo_abort(struct jo *j);
 
-/* Flushes a FILE output (required: output is buffered); returns 0, or -1
- * when anything went wrong. */
+/* Flushes a FILE output (required: output is buffered); returns 0, or the
+ * first failure's -errno (a full disk: -ENOSPC; misnesting: -EINVAL). */
 int jo_finish(struct jo *j);
 
 /* Appends `s` (n bytes) escaped, without the quotes. */

@@ -39,7 +39,7 @@ int out_api_stat_write(struct out_api_stat *a, const char *dir)
 	csv_header(&c, OUT_API_STAT_HEADER);
 	for (size_t i = 0; i < a->st.n; i++)
 		write_row(&c, a->st.v[i]);
-	return out_file_commit(&o, csv_finish(&c) != 0);
+	return out_file_commit(&o, csv_finish(&c));
 }
 
 void out_api_stat_free(struct out_api_stat *a)

@@ -197,9 +197,9 @@ static int open_outs(struct out_comm *c, struct outs *o)
 static int close_out(struct out_file *of, struct jo *j, int failed)
 {
 	jo_obj_end(j);
-	failed |= jo_finish(j) != 0;
+	int err = jo_finish(j);
 	fputc('\n', of->f);
-	return out_file_commit(of, failed);
+	return out_file_commit(of, err ? err : failed);
 }
 
 int out_comm_write(struct out_comm *c, const struct out_step_find *f, int have_steps,

@@ -40,8 +40,7 @@ void out_dev_usage_row(struct out_dev_usage *u, uint64_t ns, const struct raw_de
 
 int out_dev_usage_close(struct out_dev_usage *u)
 {
-	int failed = csv_finish(&u->c) != 0;
-	return out_file_commit(&u->file, failed);
+	return out_file_commit(&u->file, csv_finish(&u->c));
 }
 
 void out_dev_usage_abort(struct out_dev_usage *u)

@@ -54,15 +54,17 @@ int out_file_open(struct out_file *o, const char *dir, const char *name)
 	return 0;
 }
 
-int out_file_commit(struct out_file *o, int write_failed)
+int out_file_commit(struct out_file *o, int write_err)
 {
-	int rc = 0;
-	if (fflush(o->f) != 0 || ferror(o->f))
+	/* the writer's failure came first; the FILE's follow from it */
+	int rc = write_err < 0 ? write_err : 0;
+	errno = 0;
+	if ((fflush(o->f) != 0 || ferror(o->f)) && !rc)
 		rc = errno ? -errno : -EIO;
 	if (fclose(o->f) != 0 && !rc)
 		rc = -errno;
 	o->f = NULL;
-	if (!rc && write_failed)
+	if (!rc && write_err)
 		rc = -EIO;
 	if (!rc && rename(o->tmp, o->path) != 0)
 		rc = -errno;

@@ -20,8 +20,11 @@ struct out_file {
 /* Opens dir/name.tmp for writing. 0 or a negative errno. */
 int out_file_open(struct out_file *o, const char *dir, const char *name);
 /* Closes and renames into place. 0 or a negative errno (the file is then
- * removed). `write_failed` forces the failure path. */
-int out_file_commit(struct out_file *o, int write_failed);
+ * removed). `write_err`, the writer's result, forces the failure path: a
+ * negative errno (csv_finish's, jo_finish's) is what is returned; a
+ * positive value (failed, cause unknown) returns the FILE's own error,
+ * else -EIO. */
+int out_file_commit(struct out_file *o, int write_err);
 /* Closes and removes, for an output abandoned half-way; closes a scratch
  * file. */
 void out_file_abort(struct out_file *o);

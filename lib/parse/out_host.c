@@ -42,8 +42,7 @@ void out_host_row(struct out_host *h, uint64_t ns, uint64_t interval_ns,
 
 int out_host_close(struct out_host *h)
 {
-	int failed = csv_finish(&h->c) != 0;
-	return out_file_commit(&h->file, failed);
+	return out_file_commit(&h->file, csv_finish(&h->c));
 }
 
 void out_host_abort(struct out_host *h)

@@ -110,8 +110,9 @@ void out_kernel_row(struct out_kernel *k, const struct out_kernel_row *r)
 		if (!k->c.error && wait_push(k, r->pid, r->attr_ns, text, n))
 			return;
 		k->c.error = 0;   /* too long for the row buffer, or too much waiting */
-		if (start_spill(k) != 0) {
-			k->failed = 1;
+		int rc = start_spill(k);
+		if (rc) {
+			k->failed = rc;
 			return;
 		}
 	}
@@ -154,14 +155,14 @@ static int64_t final_step(void *ctx, int32_t pid, uint64_t ns)
 int out_kernel_write(struct out_kernel *k, const struct out_step_find *f)
 {
 	drain(k, final_step, (void *)f, f);
-	int failed = k->failed;
-	failed |= csv_finish(&k->oc) != 0;   /* before the spill's rows */
-	if (k->spilling) {
-		failed |= csv_finish(&k->c) != 0;
-		if (!failed)
-			failed = out_spill_replay(k->spill.f, k->out.f, f, 1) != 0;
-	}
-	return out_file_commit(&k->out, failed);
+	int err = csv_finish(&k->oc);   /* before the spill's rows */
+	if (!err)
+		err = k->failed;
+	if (!err && k->spilling)
+		err = csv_finish(&k->c);
+	if (!err && k->spilling)
+		err = out_spill_replay(k->spill.f, k->out.f, f, 1);
+	return out_file_commit(&k->out, err);
 }
 
 void out_kernel_free(struct out_kernel *k)

@@ -61,7 +61,7 @@ struct out_kernel {
 	unsigned char *wait;
 	size_t head, len, cap;
 	int spilling;                /* rows go to the spill from now on */
-	int failed;                  /* a row could not be kept */
+	int failed;                  /* a row could not be kept: the -errno why */
 	char *dir;
 	struct out_file spill;
 	uint64_t base;               /* monotonic ns of ts 0 */

@@ -199,7 +199,7 @@ static void free_live(struct out_memory *m)
 int out_memory_close(struct out_memory *m)
 {
 	unreleased(m);
-	int fr = csv_finish(&m->rc) != 0, fo = csv_finish(&m->oc) != 0;
+	int fr = csv_finish(&m->rc), fo = csv_finish(&m->oc);
 	int r1 = out_file_commit(&m->rec, fr);
 	int r2 = out_file_commit(&m->ops, fo);
 	free_live(m);

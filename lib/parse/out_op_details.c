@@ -46,18 +46,21 @@ static int replay(struct out_op_details *d, const struct out_step_find *f)
 	struct csv c;
 	csv_init(&c, d->file.f);
 	csv_header(&c, OUT_OP_DETAILS_HEADER);
-	int failed = csv_finish(&c) != 0;
-	failed |= out_spill_replay(d->spill.f, d->file.f, f, 0) != 0;
+	int err = csv_finish(&c);
+	if (!err)
+		err = out_spill_replay(d->spill.f, d->file.f, f, 0);
 	out_file_abort(&d->spill);
-	return failed;
+	return err;
 }
 
 int out_op_details_close(struct out_op_details *d, const struct out_step_find *f)
 {
-	int failed = csv_finish(&d->c) != 0;
-	if (d->spill.f)
-		failed |= replay(d, f);
-	return out_file_commit(&d->file, failed);
+	int err = csv_finish(&d->c);
+	if (d->spill.f && !err)
+		err = replay(d, f);
+	else if (d->spill.f)
+		out_file_abort(&d->spill);
+	return out_file_commit(&d->file, err);
 }
 
 void out_op_details_abort(struct out_op_details *d)

@@ -50,7 +50,7 @@ int out_op_stat_write(struct out_op_stat *st, const char *dir)
 			all = out_namestat_group_total(&st->st, e->group);
 		write_row(&c, e, all);
 	}
-	return out_file_commit(&o, csv_finish(&c) != 0);
+	return out_file_commit(&o, csv_finish(&c));
 }
 
 void out_op_stat_free(struct out_op_stat *st)

@@ -85,7 +85,9 @@ int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f, int 
 			break;
 	}
 	free(line);
-	int rc = csv_finish(c) != 0 || ferror(spill) ? -EIO : 0;
+	int rc = csv_finish(c);
+	if (!rc && ferror(spill))
+		rc = -EIO;
 	free(c);
 	return rc;
 }

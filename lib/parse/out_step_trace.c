@@ -157,5 +157,5 @@ int out_step_trace_write(const char *dir, struct out_step_row *rows, size_t nrow
 	csv_header(&c, OUT_STEP_TRACE_HEADER);
 	for (size_t i = 0; i < nrows; i++)
 		write_row(&c, &rows[i]);
-	return out_file_commit(&o, csv_finish(&c) != 0);
+	return out_file_commit(&o, csv_finish(&c));
 }

@@ -35,9 +35,9 @@ int out_trace_close(struct out_trace *t)
 	jo_arr_end(&t->j);
 	jo_kstr(&t->j, "traceName", "trace_view.json");
 	jo_obj_end(&t->j);
-	int failed = jo_finish(&t->j) != 0;
+	int err = jo_finish(&t->j);
 	fputc('\n', t->file.f);
-	return out_file_commit(&t->file, failed);
+	return out_file_commit(&t->file, err);
 }
 
 void out_trace_abort(struct out_trace *t)

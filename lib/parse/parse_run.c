@@ -573,8 +573,11 @@ static enum parse_status parse(struct run *u)
 	if (rc == 0 && (rc = write_outputs(u)) == 0 && (rc = post_process(u)) == 0)
 		rc = out_file_write(u->out_dir, DONE_FILE, "", 0);
 	if (rc) {
-		fprintf(u->o->log, "prof parse: %s: writing the outputs failed: %s\n",
-			u->out_dir ? u->out_dir : u->dir, strerror(-rc));
+		fprintf(u->o->log, "prof parse: %s: writing the outputs failed: %s%s\n",
+			u->out_dir ? u->out_dir : u->dir, strerror(-rc),
+			rc == -ENOSPC || rc == -EDQUOT ? " (the outputs take several times the "
+			"size of raw/: free that much there, or copy the run to a larger disk and "
+			"parse it there; no half-written file was left)" : "");
 		return PARSE_FAILED;
 	}
 	say_unclosed(u);

@@ -2,9 +2,11 @@
  * fs_direct_on): every byte lands, in order, whatever lengths the writer
  * hands over; where the file system supports direct I/O the output never
  * enters the page cache; what cannot go direct (a start past a whole
- * block, a scratch file, a pipe, tmpfs) is written buffered; and the FILE
- * is the caller's again, buffered, once the writer stops. */
+ * block, a scratch file, a pipe, tmpfs) is written buffered; the FILE is
+ * the caller's again, buffered, once the writer stops; and a failed write
+ * (a full disk) is reported with its errno, through every layer. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +20,8 @@
 #include "common/bgwrite.h"
 #include "common/csv_out.h"
 #include "common/fsutil.h"
+#include "common/json_out.h"
+#include "parse/out_file.h"
 #include "unit.h"
 
 #define CAP (128u << 10)
@@ -249,6 +253,65 @@ static void test_csv_background(void)
 	unlink(path);
 }
 
+/* A full disk (/dev/full: every write fails with ENOSPC) is reported as
+ * that, through every writer and a background thread, not as a bare
+ * failure: the user is told to free space, not to suspect the disk. */
+static void test_full_disk(void)
+{
+	for (int background = 0; background < 2; background++) {
+		FILE *f = fopen("/dev/full", "w");
+		CHECK(f != NULL);
+		if (!f)
+			return;
+		struct csv c;
+		csv_init(&c, f);
+		if (background)
+			csv_background(&c);
+		csv_rows(&c, 0);
+		CHECK(csv_finish(&c) == -ENOSPC);
+		fclose(f);
+
+		f = fopen("/dev/full", "w");
+		struct jo j;
+		jo_init_file(&j, f, 1);
+		if (background)
+			jo_background(&j);
+		jo_arr_begin(&j);
+		for (int i = 0; i < 300000; i++)
+			jo_int(&j, i);
+		jo_arr_end(&j);
+		CHECK(jo_finish(&j) == -ENOSPC);
+		fclose(f);
+	}
+	struct jo j;
+	FILE *m = fopen("/dev/null", "w");
+	jo_init_file(&j, m, 1);
+	jo_arr_begin(&j);   /* never closed */
+	CHECK(jo_finish(&j) == -EINVAL);
+	fclose(m);
+}
+
+/* out_file_commit returns the writer's errno, and leaves no file. */
+static void test_commit_keeps_errno(void)
+{
+	const char *dir = unit_tmp_dir();
+	struct out_file o;
+	char *p = fs_join(dir, "direct_write.commit");
+	struct stat st;
+	CHECK(out_file_open(&o, dir, "direct_write.commit") == 0);
+	fputs("part", o.f);
+	CHECK(out_file_commit(&o, -ENOSPC) == -ENOSPC);
+	CHECK(stat(p, &st) != 0);
+	CHECK(out_file_open(&o, dir, "direct_write.commit") == 0);
+	CHECK(out_file_commit(&o, 1) == -EIO);   /* failed, cause unknown */
+	CHECK(out_file_open(&o, dir, "direct_write.commit") == 0);
+	fputs("whole", o.f);
+	CHECK(out_file_commit(&o, 0) == 0);
+	CHECK(stat(p, &st) == 0 && st.st_size == 5);
+	unlink(p);
+	free(p);
+}
+
 int main(void)
 {
 	test_direct_round_trip();
@@ -256,5 +319,7 @@ int main(void)
 	test_buffered_cases();
 	test_never_direct();
 	test_csv_background();
+	test_full_disk();
+	test_commit_keeps_errno();
 	return unit_done();
 }
