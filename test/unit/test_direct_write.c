@@ -88,20 +88,15 @@ static size_t produce(struct bgw *w, char **buf, size_t blen, size_t from, size_
 /* Pages of [0, len) of fd in the page cache. */
 static size_t cached_pages(int fd, size_t len)
 {
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = len / pg, in = 0;
-	if (!n)
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	len -= len % pg;
+	if (!len)
 		return 0;
-	void *map = mmap(NULL, n * pg, PROT_READ, MAP_SHARED, fd, 0);
-	unsigned char *v = malloc(n);
-	if (map == MAP_FAILED || !v || mincore(map, n * pg, v) != 0) {
-		in = (size_t)-1;
-	} else {
-		for (size_t i = 0; i < n; i++)
-			in += v[i] & 1;
-	}
-	if (map != MAP_FAILED)
-		munmap(map, n * pg);
-	free(v);
+	void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return (size_t)-1;
+	size_t in = unit_resident(map, len);
+	munmap(map, len);
 	return in;
 }
 

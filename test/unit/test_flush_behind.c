@@ -47,16 +47,7 @@ static int windows_match(const char *map, unsigned nwin)
 /* Pages of window w in the page cache, of WIN / page size. */
 static size_t resident(const char *map, unsigned w)
 {
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = WIN / pg, in = 0;
-	unsigned char *v = malloc(n);
-	if (mincore((void *)(map + (size_t)w * WIN), WIN, v) != 0) {
-		free(v);
-		return (size_t)-1;
-	}
-	for (size_t i = 0; i < n; i++)
-		in += v[i] & 1;
-	free(v);
-	return in;
+	return unit_resident(map + (size_t)w * WIN, WIN);
 }
 
 static void write_windows(FILE *f, struct fs_behind *b, unsigned from, unsigned to)

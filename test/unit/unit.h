@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "common/fsutil.h"
 
 static int unit_passed, unit_failed;
@@ -39,6 +42,22 @@ static inline const char *unit_tmp_dir(void)
 		t = "/tmp";
 	fs_mkdir_p(t);
 	return t;
+}
+
+/* Pages of the mapping [p, p + len) that are in the page cache (mincore),
+ * or (size_t)-1 when that cannot be told. */
+static inline size_t unit_resident(const void *p, size_t len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = len / pg, in = 0;
+	unsigned char *v = malloc(n ? n : 1);
+	if (!v || mincore((void *)p, len, v) != 0) {
+		free(v);
+		return (size_t)-1;
+	}
+	for (size_t i = 0; i < n; i++)
+		in += v[i] & 1;
+	free(v);
+	return in;
 }
 
 static inline int unit_done(void)
