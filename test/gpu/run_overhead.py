@@ -3,7 +3,9 @@
 
 Runs test/gpu/train.py three ways on the same machine, one after the other:
   bare            python3 train.py
-  prof            prof run -o OUT -- python3 train.py
+  prof devices    prof run -o OUT --activities DEVICE -- python3 train.py (steps, CUDA)
+  prof operators  prof run -o OUT --activities CPU -- ... (steps, PyTorch operators)
+  prof            prof run -o OUT -- python3 train.py (all of it)
   torch.profiler  python3 train.py --torch-profiler TRACE (CPU + CUDA activity)
 and prints each one's median step time and its overhead over bare. Then it
 checks what prof recorded, and exits 1 if anything is missing:
@@ -41,6 +43,12 @@ def default_prof():
         if os.access(p, os.X_OK):
             return p
     return shutil.which("prof") or "prof"
+
+
+# prof's variants: steps and device activity; steps and operators; all (the default)
+PROF_VARIANTS = (("prof devices", ["--activities", "DEVICE"]),
+                 ("prof operators", ["--activities", "CPU"]),
+                 ("prof", []))
 
 
 def run_train(cmd, env=None):
@@ -164,10 +172,12 @@ def main():
     for r in range(args.repeat):
         res, _ = run_train(train, env)
         results["bare"].append(res)
-        prof_out = os.path.join(out, "prof-%d" % r)
-        res, err = run_train([args.prof, "run", "-o", prof_out, "--"] + train, env)
-        results["prof"].append(res)
-        run_dir = sorted(glob.glob(os.path.join(prof_out, "*_prof")))[-1]
+        for name, flags in PROF_VARIANTS:
+            prof_out = os.path.join(out, "%s-%d" % (name.replace(" ", "_"), r))
+            res, err = run_train([args.prof, "run", "-o", prof_out] + flags + ["--"] + train, env)
+            results[name].append(res)
+            if not flags:
+                run_dir = sorted(glob.glob(os.path.join(prof_out, "*_prof")))[-1]
         trace = os.path.join(out, "torch-%d.json" % r)
         res, _ = run_train(train + ["--torch-profiler", trace], env)
         results["torch.profiler"].append(res)
@@ -177,7 +187,7 @@ def main():
         first["device"], first["torch"], first["cuda"], args.model, args.steps, args.repeat))
     bare = statistics.median(x["median_step_ms"] for x in results["bare"])
     print("%-16s %14s %10s" % ("variant", "median step ms", "vs bare"))
-    for name in ("bare", "prof", "torch.profiler"):
+    for name in ["bare"] + [v[0] for v in PROF_VARIANTS] + ["torch.profiler"]:
         med = statistics.median(x["median_step_ms"] for x in results[name])
         print("%-16s %14.3f %+9.1f%%" % (name, med, 100.0 * (med - bare) / bare))
 

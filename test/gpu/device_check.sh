@@ -1,0 +1,60 @@
+#!/bin/sh
+# Every GPU check in one go, for a short lease on a GPU machine: the
+# machine's facts, the torch 2.x scenarios (scenarios.py, in parallel: they
+# check content, not time), then the overhead table (run_overhead.py,
+# alone on the GPU). Writes report.txt and the run directories as
+# tarballs (logs, outputs, and raw/ while the tarball stays under 15 MB)
+# into OUTDIR, to be read on another machine.
+#
+#   test/gpu/device_check.sh PROF OUTDIR [PYTHON]
+set -u
+PROF=$(realpath "$1")
+OUT=$2
+PY=${3:-python3}
+HERE=$(dirname "$(realpath "$0")")
+WORK=$(mktemp -d /tmp/prof-gpu-XXXXXX)
+mkdir -p "$OUT"
+R=$OUT/report.txt
+
+{
+	echo "== machine"; date; nvidia-smi 2>&1 | head -20
+	"$PY" -c 'import sys, torch; print(sys.executable, torch.__version__, torch.version.cuda, torch.cuda.get_device_name(0))'
+	"$PY" -c 'import torch, os; d=os.path.dirname(torch.__file__); print(d)' | while read -r d; do
+		ls "$d"/../nvidia 2>&1 | head -30; find "$d"/.. -name 'libcupti*' 2>/dev/null; done
+	echo "== prof"; ldd "$PROF" | grep -i "not found"; "$PROF" --version
+} >"$R" 2>&1
+
+pids=""
+for s in loop compile graphs userprof; do
+	timeout 200 "$PY" "$HERE/scenarios.py" --prof "$PROF" --python "$PY" \
+		--out "$WORK/scen" --only $s >"$WORK/scen-$s.txt" 2>&1 &
+	pids="$pids $!"
+done
+wait $pids
+date >>"$R"
+for s in loop compile graphs userprof; do echo "== scenario $s"; cat "$WORK/scen-$s.txt"; done >>"$R"
+{
+	echo "== prof stats (loop)"
+	d=$(ls -d "$WORK"/scen/loop/*_prof | head -1)
+	"$PROF" stats "$d" 2>&1 | head -80
+} >>"$R" 2>&1
+
+date >>"$R"; echo "== overhead" >>"$R"
+timeout 180 "$PY" "$HERE/run_overhead.py" --prof "$PROF" --python "$PY" --steps 100 \
+	--repeat 2 --out "$WORK/over" >>"$R" 2>&1
+echo "rc=$?" >>"$R"
+
+# the run directories, raw/ included while it fits
+pack() { # NAME DIR...
+	name=$1; shift
+	[ $# -gt 0 ] || return 0
+	tar -czf "$OUT/$name.tar.gz" --exclude='torch_trace.json' --exclude='*.json.tmp' "$@" 2>>"$R"
+	if [ "$(stat -c %s "$OUT/$name.tar.gz")" -gt 15000000 ]; then
+		tar -czf "$OUT/$name.tar.gz" --exclude='torch_trace.json' --exclude=raw "$@" 2>>"$R"
+		echo "$name: raw/ left out (too large)" >>"$R"
+	fi
+}
+(cd "$WORK" && pack scen scen/loop scen/graphs scen/userprof)
+(cd "$WORK" && pack compile scen/compile)
+(cd "$WORK" && pack over $(ls -d over/*-0 2>/dev/null))
+date >>"$R"; ls -la "$OUT" >>"$R"

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""prof on a real GPU with torch 2.x: the modes of torch2.py under `prof run`,
+each checked ([ok]/[FAIL] lines) and described (what a person needs to
+read a failure without the machine: counts by category, names, threads,
+the agent's CUDA log lines, the step table).
+
+  test/gpu/scenarios.py [--prof build/bin/prof] [--python python3]
+                        [--out DIR] [--only loop,compile,graphs,userprof]
+
+Exit status 1 when a check failed. Each scenario has its own time limit;
+one that runs out is a failure, and the others still run.
+"""
+import argparse
+import collections
+import csv
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "torch2.py")
+SRC = os.path.dirname(os.path.dirname(HERE))
+
+
+class Checks:
+    def __init__(self):
+        self.failed = []
+
+    def check(self, ok, what, detail=""):
+        print("  [%s] %s%s" % ("ok" if ok else "FAIL", what, (": " + str(detail)) if detail != "" else ""),
+              flush=True)
+        if not ok:
+            self.failed.append(what)
+        return ok
+
+
+def run(cmd, timeout, env=None):
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        rc, out, err = p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, out, err = "timeout", e.stdout or "", e.stderr or ""
+        out = out.decode(errors="replace") if isinstance(out, bytes) else out
+        err = err.decode(errors="replace") if isinstance(err, bytes) else err
+    result = None
+    for line in out.splitlines():
+        if line.startswith("RESULT "):
+            result = json.loads(line[7:])
+    return rc, out, err, result, time.time() - t0
+
+
+def run_dir_of(stderr, out):
+    for line in stderr.splitlines():
+        if line.startswith("prof: recording into "):
+            return line[len("prof: recording into "):].strip()
+    dirs = sorted(glob.glob(os.path.join(out, "*_prof")), key=os.path.getmtime)
+    return dirs[-1] if dirs else None
+
+
+def csv_rows(d, name):
+    p = os.path.join(d, "PROFILER_OUTPUT", name)
+    if not os.path.exists(p):
+        return []
+    with open(p, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def logs(d):
+    text = {}
+    for p in sorted(glob.glob(os.path.join(d, "logs", "*.log"))):
+        with open(p, errors="replace") as f:
+            text[os.path.basename(p)] = f.read()
+    return text
+
+
+def describe(d, ev):
+    """Everything a reader needs later, printed."""
+    by = collections.Counter((e.get("cat"), e.get("ph")) for e in ev)
+    print("  events by (cat, ph): %s" % sorted(by.items(), key=lambda kv: -kv[1])[:25])
+    for cat in ("kernel", "cuda_runtime", "cuda_driver", "gpu_memcpy", "gpu_memset",
+                "user_annotation", "cpu_op"):
+        names = collections.Counter(e.get("name") for e in ev if e.get("cat") == cat
+                                    and e.get("ph") == "X")
+        print("  %s top: %s" % (cat, [(n[:90], c) for n, c in names.most_common(8)]))
+    other = collections.Counter(e.get("cat") for e in ev if e.get("ph") == "X") - collections.Counter()
+    print("  X categories: %s" % dict(other))
+    procs = {e["pid"]: e["args"].get("name") for e in ev
+             if e.get("ph") == "M" and e.get("name") == "process_name"}
+    threads = {(e["pid"], e["tid"]): e["args"].get("name") for e in ev
+               if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    print("  processes: %s" % procs)
+    print("  threads: %s" % dict(list(threads.items())[:30]))
+    for name, text in logs(d).items():
+        keep = [ln for ln in text.splitlines()
+                if any(k in ln for k in ("cuda", "nvml", "CUPTI", "python hooks", "error",
+                                         "fail", "device", "stepped", "nvtx", "NVTX"))]
+        print("  log %s (%d lines):" % (name, len(text.splitlines())))
+        for ln in keep[:40]:
+            print("      " + ln[:300])
+    for name in ("step_trace_time.csv",):
+        rows = csv_rows(d, name)
+        print("  %s: %d rows; first: %s" % (name, len(rows), rows[:3]))
+    with open(os.path.join(d, "profiler_info.json")) as f:
+        print("  end_info: %s" % json.load(f).get("end_info"))
+    for name in ("kernel_details.csv", "op_statistic.csv", "api_statistic.csv",
+                 "operator_details.csv", "device_usage.csv", "memory_record.csv"):
+        rows = csv_rows(d, name)
+        print("  %s: %d rows; first: %s" % (name, len(rows), rows[:2]))
+
+
+def inside(e, outer):
+    return outer["ts"] <= e["ts"] and e["ts"] + e.get("dur", 0) <= outer["ts"] + outer.get("dur", 0)
+
+
+def driver_under_runtime(ev):
+    """How many driver records lie inside a runtime record of their thread:
+    the DRIVER kind duplicating the runtime's own calls."""
+    rt = collections.defaultdict(list)
+    for e in ev:
+        if e.get("cat") == "cuda_runtime" and e.get("ph") == "X":
+            rt[(e["pid"], e["tid"])].append(e)
+    for v in rt.values():
+        v.sort(key=lambda e: e["ts"])
+    nested = total = 0
+    names = collections.Counter()
+    import bisect
+    for e in ev:
+        if e.get("cat") != "cuda_driver" or e.get("ph") != "X":
+            continue
+        total += 1
+        v = rt.get((e["pid"], e["tid"]), [])
+        i = bisect.bisect_right([x["ts"] for x in v], e["ts"]) - 1 if v else -1
+        if i >= 0 and inside(e, v[i]):
+            nested += 1
+            names[e["name"]] += 1
+    return nested, total, names.most_common(6)
+
+
+def common_checks(c, d, ev, steps, main_pid=None):
+    lg = logs(d)
+    alltext = "\n".join(lg.values())
+    c.check("cuda: tracing with CUPTI" in alltext, "CUDA backend started")
+    kernels = [e for e in ev if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    c.check(len(kernels) >= steps, "kernels", len(kernels))
+    c.check(all(k.get("name") and k["name"] != "Kernel" for k in kernels), "kernels named")
+    starts = {e["id"] for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
+    ends = {e["id"] for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f"}
+    c.check(len(starts & ends) >= 0.9 * len(kernels), "ac2g pairs", "%d pairs, %d kernels" % (
+        len(starts & ends), len(kernels)))
+    rows = csv_rows(d, "step_trace_time.csv")
+    c.check(len(rows) >= steps, "step_trace_time rows", len(rows))
+    comp = [float(r.get("Computing") or 0) for r in rows]
+    c.check(any(x > 0 for x in comp), "steps have Computing time", comp[:5])
+    nested, total, names = driver_under_runtime(ev)
+    print("  [info] driver records inside a runtime record of their thread: %d of %d %s" % (
+        nested, total, names))
+    # threads: runtime API records on the thread that runs Python (cpu_op's)
+    rt_tids = collections.Counter((e["pid"], e["tid"]) for e in ev
+                                  if e.get("cat") == "cuda_runtime" and e.get("ph") == "X")
+    op_tids = collections.Counter((e["pid"], e["tid"]) for e in ev
+                                  if e.get("cat") == "cpu_op" and e.get("ph") == "X")
+    nv_tids = collections.Counter((e["pid"], e["tid"]) for e in ev
+                                  if e.get("cat") == "user_annotation" and e.get("ph") == "X")
+    print("  [info] runtime tids %s; cpu_op tids %s; annotation tids %s" % (
+        rt_tids.most_common(4), op_tids.most_common(4), nv_tids.most_common(4)))
+    if op_tids:
+        top_op = op_tids.most_common(1)[0][0]
+        top_rt = rt_tids.most_common(1)[0][0] if rt_tids else None
+        c.check(top_op == top_rt, "runtime API on the operators' thread", (top_op, top_rt))
+    return kernels
+
+
+def ops_with_device_time(c, d):
+    rows = csv_rows(d, "operator_details.csv")
+    dev = [r for r in rows if float(r.get("Device Total Duration(us)") or 0) > 0]
+    c.check(len(dev) > 0, "operators with device time (operator_details.csv)",
+            "%d of %d" % (len(dev), len(rows)))
+
+
+def scenario_loop(c, d, ev, res):
+    steps = res["steps"] if res else 20
+    common_checks(c, d, ev, steps)
+    cats = collections.Counter(e.get("cat") for e in ev if e.get("ph") == "X")
+    copies = collections.Counter(e["name"] for e in ev if e.get("cat") == "gpu_memcpy")
+    print("  [info] copies: %s" % copies.most_common(6))
+    c.check(any("HtoD" in n for n in copies), "HtoD copies")
+    c.check(any("DtoD" in n for n in copies), "DtoD copies")
+    c.check(cats["gpu_memset"] >= (res or {}).get("memsets", 1), "memsets",
+            "%d (script did %s)" % (cats["gpu_memset"], (res or {}).get("memsets")))
+    syncs = [e for e in ev if "ynchron" in e.get("name", "") or e.get("cat") in ("cuda_sync",)]
+    c.check(len(syncs) >= steps, "synchronisation records", collections.Counter(
+        (e.get("cat"), e["name"]) for e in syncs).most_common(4))
+    names = collections.Counter(e["name"] for e in ev if e.get("cat") == "user_annotation")
+    for r in ("train_step", "forward", "backward"):
+        c.check(names[r] >= steps, "NVTX %s" % r, names[r])
+    ops_with_device_time(c, d)
+    usage = [r for r in csv_rows(d, "device_usage.csv") if r.get("Device Type") == "CUDA"]
+    c.check(len(usage) >= 2, "NVML samples", len(usage))
+    procs = [e for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"]
+    c.check(len(procs) >= 3, "main process and 2 DataLoader workers in the trace", len(procs))
+    apis = {r["API Name"] for r in csv_rows(d, "api_statistic.csv")}
+    c.check(bool(apis) and "cudaGetDevice" not in apis, "api_statistic without noise",
+            sorted(apis)[:12])
+
+
+def scenario_compile(c, d, ev, res):
+    steps = res["steps"] if res else 10
+    kernels = common_checks(c, d, ev, steps)
+    triton = collections.Counter(k["name"] for k in kernels if k["name"].startswith("triton"))
+    c.check(len(triton) > 0, "Triton kernels named", triton.most_common(4))
+    ops_with_device_time(c, d)
+
+
+def scenario_graphs(c, d, ev, res):
+    steps = res["steps"] if res else 10
+    kernels = common_checks(c, d, ev, steps)
+    launches = collections.Counter(e["name"] for e in ev
+                                   if e.get("cat") in ("cuda_runtime", "cuda_driver")
+                                   and "raph" in e.get("name", ""))
+    c.check(bool(launches), "graph launches recorded", launches.most_common(4))
+    per = collections.Counter(k.get("args", {}).get("graph id") for k in kernels)
+    print("  [info] kernels by graph id: %s" % per.most_common(4))
+
+
+def scenario_userprof(c, d, ev, res):
+    c.check(res is not None and res.get("torch_kernels", 0) > 0,
+            "the script's own torch.profiler saw kernels", (res or {}).get("torch_kernels"))
+    c.check(res is not None and res.get("torch_cpu_ops", 0) > 0,
+            "the script's own torch.profiler saw operators", (res or {}).get("torch_cpu_ops"))
+    text = "\n".join(logs(d).values())
+    c.check("stepped aside" in text, "prof says it stepped aside (agent log)")
+    steps = csv_rows(d, "step_trace_time.csv")
+    c.check(len(steps) >= 2 * (res or {}).get("steps", 1), "steps of both loops recorded",
+            len(steps))
+
+
+SCENARIOS = {
+    "loop": (["loop", "--steps", "30"], ["--record-shapes"], 150, scenario_loop),
+    "compile": (["compile", "--steps", "15"], [], 190, scenario_compile),
+    "graphs": (["graphs", "--steps", "20"], [], 120, scenario_graphs),
+    "userprof": (["userprof", "--steps", "10"], [], 150, scenario_userprof),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--prof", default=os.path.join(SRC, "build", "bin", "prof"))
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--out", default="/tmp/prof-gpu-scenarios")
+    ap.add_argument("--only", default=",".join(SCENARIOS))
+    args = ap.parse_args()
+    c = Checks()
+    for name in args.only.split(","):
+        wl, flags, limit, check = SCENARIOS[name]
+        out = os.path.join(args.out, name)
+        os.makedirs(out, exist_ok=True)
+        wl = wl + (["--trace", os.path.join(out, "torch_trace.json")] if name == "userprof" else [])
+        cmd = [args.prof, "run", "-o", out] + flags + ["--", args.python, SCRIPT] + wl
+        print("== %s: %s" % (name, " ".join(cmd)), flush=True)
+        rc, so, se, res, secs = run(cmd, limit)
+        print("  rc=%s in %.1f s; RESULT %s" % (rc, secs, res))
+        print("  prof stderr tail:\n    " + "\n    ".join(se.splitlines()[-15:]))
+        if rc != 0:
+            print("  stdout tail:\n    " + "\n    ".join(so.splitlines()[-15:]))
+        c.check(rc == 0, "%s: exit status 0" % name, rc)
+        d = run_dir_of(se, out)
+        if not d or not os.path.exists(os.path.join(d, "PROFILER_OUTPUT", "trace_view.json")):
+            c.check(False, "%s: parsed run directory" % name, d)
+            continue
+        with open(os.path.join(d, "PROFILER_OUTPUT", "trace_view.json")) as f:
+            t = json.load(f)
+        ev = t.get("traceEvents", [])
+        print("  deviceProperties: %s" % str(t.get("deviceProperties"))[:300])
+        try:
+            check(c, d, ev, res)
+        except Exception as e:  # one scenario's surprise must not hide the others
+            c.check(False, "%s: checks ran" % name, repr(e))
+        try:
+            describe(d, ev)
+        except Exception as e:
+            print("  describe failed: %r" % e)
+    print("%s: %d check(s) failed %s" % ("FAIL" if c.failed else "PASS", len(c.failed), c.failed))
+    return 1 if c.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
