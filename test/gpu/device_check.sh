@@ -40,8 +40,8 @@ for s in loop compile graphs userprof; do echo "== scenario $s"; cat "$WORK/scen
 } >>"$R" 2>&1
 
 date >>"$R"; echo "== overhead" >>"$R"
-timeout 180 "$PY" "$HERE/run_overhead.py" --prof "$PROF" --python "$PY" --steps 100 \
-	--repeat 2 --out "$WORK/over" >>"$R" 2>&1
+timeout 300 "$PY" "$HERE/run_overhead.py" --prof "$PROF" --python "$PY" --steps 200 \
+	--repeat 3 --out "$WORK/over" >>"$R" 2>&1
 echo "rc=$?" >>"$R"
 
 # the run directories, raw/ included while it fits

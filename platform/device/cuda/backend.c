@@ -51,6 +51,8 @@ static struct {
 	int64_t offset;               /* else: monotonic - CUPTI clock */
 	const struct cupti_api *api;
 	CUpti_SubscriberHandle sub;
+	int subscribed;               /* sub is held: the tid callbacks need it */
+	int os_tids;                  /* CUPTI names threads by OS tid (set by us) */
 	struct cuda_conv conv;        /* under the sink lock */
 	uint64_t buffers, dropped;
 } cuda = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -277,6 +279,41 @@ static int cuda_subscribe(void)
 	return -EIO;
 }
 
+/* Threads by OS tid. CUPTI names them by pthread_self() unless told to
+ * use the system's id; then no callback is needed and the subscription,
+ * taken only to learn that no other tool traces this process, is given
+ * back at once. CUPTI (up to 13.2) serves one subscriber, and Kineto takes
+ * it when torch's profiler first starts (prof's own operator collection
+ * does that): holding it made Kineto print CUPTI warnings on the
+ * program's stderr and left torch.profiler without CUDA activity for the
+ * life of the process. */
+static void cuda_thread_ids(void)
+{
+	const struct cupti_api *a = cuda.api;
+	cuda.os_tids = a->SetThreadIdType &&
+		       a->SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) == CUPTI_SUCCESS;
+	cuda.subscribed = 1;
+	if (cuda.os_tids) {
+		a->Unsubscribe(cuda.sub);
+		cuda.subscribed = 0;
+	} else {
+		agent_log("cuda: CUPTI cannot name threads by OS id; learning them from callbacks "
+			  "(torch.profiler cannot trace CUDA in this process)");
+	}
+}
+
+/* Gives CUPTI back as it was found: pthread ids (what Kineto expects)
+ * and no subscriber of ours. */
+static void cuda_release(void)
+{
+	if (cuda.os_tids)
+		cuda.api->SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT);
+	cuda.os_tids = 0;
+	if (cuda.subscribed)
+		cuda.api->Unsubscribe(cuda.sub);
+	cuda.subscribed = 0;
+}
+
 /* CUPTI's clock onto CLOCK_MONOTONIC: the callback when CUPTI takes one
  * (11.6+; 13.3 multi-subscriber mode refuses it), else an offset from a
  * pair read back to back, refreshed at every flush (both are CPU clocks:
@@ -305,6 +342,7 @@ static void cuda_conv_setup(void)
 	cuda_conv_init(c);
 	c->version = cuda.api->version;
 	c->rank = prof_env_rank();
+	c->os_tids = cuda.os_tids;
 	c->tid_of = cuda_tid_lookup;
 	c->kernel_name = cuda_demangle;
 	c->recording_at = cuda_window_at;
@@ -343,6 +381,7 @@ static int cuda_setup(void)
 	int rc = cuda_subscribe();
 	if (rc)
 		return rc;
+	cuda_thread_ids();
 	cuda_set_clock();
 	cuda_refresh_offset();
 	CUptiResult r = CUPTI_ERROR_UNKNOWN;
@@ -353,12 +392,14 @@ static int cuda_setup(void)
 	if (rc) {
 		agent_log("cuda: cannot set up activity buffers: %s",
 			  rc == -ENOMEM ? "out of memory" : cupti_error(cuda.api, r));
-		cuda.api->Unsubscribe(cuda.sub);
+		cuda_release();
 		return rc;
 	}
 	cuda_conv_setup();
-	cuda_tid_register();   /* the thread in cuInit, usually the main one */
-	cuda_enable_callbacks();
+	if (cuda.subscribed) {
+		cuda_tid_register();   /* the thread in cuInit, usually the main one */
+		cuda_enable_callbacks();
+	}
 	cuda_begin_tracing();
 	return 0;
 }
@@ -372,8 +413,8 @@ static int cuda_start(void)
 		rc = cuda_setup();
 		__atomic_store_n(&cuda.state, rc ? CUDA_FAILED : CUDA_RUNNING, __ATOMIC_RELEASE);
 		if (!rc)
-			agent_log("cuda: tracing with CUPTI %u (%s)", cuda.api->version,
-				  cuda.api->path);
+			agent_log("cuda: tracing with CUPTI %u (%s), threads by %s", cuda.api->version,
+				  cuda.api->path, cuda.os_tids ? "OS id" : "callbacks");
 	} else if (cuda.state != CUDA_RUNNING) {
 		rc = -EALREADY;
 	}
@@ -453,7 +494,7 @@ static void cuda_stop(void)
 		 * wait for the GPU: work still running at exit is not recorded. */
 		cuda.api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 		__atomic_store_n(&cuda.state, CUDA_STOPPED, __ATOMIC_RELEASE);
-		cuda.api->Unsubscribe(cuda.sub);
+		cuda_release();
 		dev_sink_lock();   /* the converter's state is the sink lock's */
 		cuda_log_totals();
 		cuda_conv_free(&cuda.conv);

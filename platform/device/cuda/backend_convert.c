@@ -117,6 +117,8 @@ static bool cuda_recording(struct cuda_conv *c, uint64_t ts)
 
 static int32_t cuda_tid(const struct cuda_conv *c, uint32_t cupti_tid)
 {
+	if (c->os_tids && cupti_tid && cupti_tid <= INT32_MAX)
+		return (int32_t)cupti_tid;
 	int32_t t = c->tid_of ? c->tid_of(cupti_tid) : 0;
 	return t > 0 ? t : -(int32_t)(cupti_tid & 0x7fffffffu);
 }

@@ -73,6 +73,9 @@ struct cuda_conv {
 	int64_t ts_offset;           /* added to every CUPTI timestamp (0 when CUPTI
 				      * already reports CLOCK_MONOTONIC) */
 	int32_t rank;                /* global rank, -1 unknown */
+	/* CUPTI's thread ids are OS tids already (cuptiSetThreadIdType
+	 * SYSTEM took): tid_of is not asked. */
+	bool os_tids;
 	/* CUPTI's thread id (the low 32 bits of pthread_self()) -> OS tid; 0
 	 * unknown. NULL or 0: the record says the negated CUPTI id. */
 	int32_t (*tid_of)(uint32_t cupti_tid);

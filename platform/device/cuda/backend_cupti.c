@@ -101,6 +101,7 @@ static const struct { const char *name; size_t off; int required; } cupti_syms[]
 	  offsetof(struct cupti_api, ActivityRegisterTimestampCallback), 0 },
 	{ "cuptiActivityEnableRuntimeApi", offsetof(struct cupti_api, ActivityEnableRuntimeApi), 0 },
 	{ "cuptiActivityEnableDriverApi", offsetof(struct cupti_api, ActivityEnableDriverApi), 0 },
+	{ "cuptiSetThreadIdType", offsetof(struct cupti_api, SetThreadIdType), 0 },
 	{ "InitializeInjectionNvtx2", offsetof(struct cupti_api, InitializeInjectionNvtx2), 0 },
 	{ "InitializeInjectionNvtx", offsetof(struct cupti_api, InitializeInjectionNvtx), 0 },
 	{ "InitializeInjectionNvtxExtension",

@@ -6,6 +6,8 @@
   ops.py     torch's profiler (CPU activity) run in the windows the agent's
              schedule opens; operators go to the agent's framework stream
   data.py    DataLoader ranges: fetches in worker processes, batches taken
+  aside.py   the program's own profiler starting: operators and device
+             tracing step aside for it
   guard.py   every hook body runs guarded: an exception is logged to the
              agent (logs/agent-<pid>.log) and switches that hook off
 
@@ -24,6 +26,7 @@ import sys
 import threading
 
 from . import agent as _agent
+from . import aside
 from .guard import Guard
 
 _hooks = None
@@ -37,6 +40,7 @@ class Hooks:
         self.collector = None
         self.ops_guard = Guard("operators", agent.log)
         self.steps = None
+        self.device_aside = False
 
     def install(self):
         from . import data, steps
@@ -51,8 +55,9 @@ class Hooks:
             if c is not None:
                 self.collector = c
                 self.ops_guard.on_fail = c.abandon
-                self.ops_guard.call(c.watch_user_profilers, torch)
                 os.register_at_fork(after_in_child=c.after_fork_in_child)
+        Guard("aside", log).call(aside.watch, torch, torch.autograd.profiler,
+                                 self._user_profiler)
         self.steps = steps.Steps(self._step_ended, Guard("step", log), self._optimizer_built)
         optim = _module("torch.optim.optimizer")
         path = self.steps.install(optim) if optim is not None else None
@@ -72,6 +77,15 @@ class Hooks:
         if self.collector is not None and main and \
                 threading.current_thread() is threading.main_thread():
             self.ops_guard.call(self.collector.update)
+
+    def _user_profiler(self, what, device):
+        """The program starts a profiler of its own (aside.py)."""
+        if self.collector is not None and self.ops_guard.on:
+            self.ops_guard.call(self.collector.step_aside, what)
+        if device and not self.device_aside:
+            self.device_aside = True
+            self.agent.dev_step_aside("the program's own profiler (%s, with device activity)"
+                                      % what)
 
     def _step_ended(self):
         if not self.explicit:

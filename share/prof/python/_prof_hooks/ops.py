@@ -33,12 +33,9 @@ The stop uses the profiler's raw results (torch.autograd._disable_profiler),
 not FunctionEvents: torch's own FunctionEvent parsing costs more than the
 rest of the collection together.
 
-Stepping aside: when the program starts a profiler of its own
-(torch.profiler.profile, torch.autograd.profiler.profile, emit_nvtx/emit_itt,
-the legacy profiler: all go through torch.autograd's _prepare_profiler /
-_enable_profiler / _enable_profiler_legacy), ours stops first, sends what it
-has, and never starts again in this process; the reason goes to the agent
-log. Steps are still recorded.
+Stepping aside: when the program starts a profiler of its own (aside.py
+sees it), ours stops first, sends what it has, and never starts again in
+this process; the reason goes to the agent log. Steps are still recorded.
 
 Only a process that steps collects, plus the main process (not a
 multiprocessing child) from the moment torch is imported until its first
@@ -50,6 +47,7 @@ import threading
 import time
 
 from . import agent as A
+from . import aside
 
 SYNC_NAME = "prof::clock_sync"
 SYNC_OP = "aten::empty"
@@ -73,7 +71,6 @@ class Collector:
         self._disable = profiler._disable_profiler
         self._empty = empty
         self._kwargs_ok = self._profile_params()
-        self._tls = threading.local()  # .ours: the profiler calls are ours
         self.aside = False       # the program profiles itself: never again here
         self.running = False
         self.owner = None        # thread that started the profiler (its state is per thread)
@@ -88,6 +85,7 @@ class Collector:
         self.sent = 0
         self._names = {}
         self._types = {}
+        self._tids = {}          # torch thread id -> OS tid (negated torch id: unknown)
         self._other_thread_logged = False
 
     def _profile_params(self):
@@ -97,34 +95,7 @@ class Collector:
         except (TypeError, ValueError):
             return {"use_cpu", "record_shapes", "with_stack", "profile_memory", "with_modules"}
 
-    # --- stepping aside -------------------------------------------------
-    def watch_user_profilers(self, torch):
-        targets = [(self._profiler, "_prepare_profiler"), (self._profiler, "_enable_profiler"),
-                   (torch.autograd, "_prepare_profiler"), (torch.autograd, "_enable_profiler"),
-                   (torch.autograd, "_enable_profiler_legacy")]
-        legacy = getattr(torch.autograd, "profiler_legacy", None)
-        if legacy is not None:
-            targets.append((legacy, "_enable_profiler_legacy"))
-        for module, name in targets:
-            self._watch(module, name)
-
-    def _watch(self, module, name):
-        orig = getattr(module, name, None)
-        if orig is None or getattr(orig, "_prof_watch", False):
-            return
-        coll = self
-        what = "%s.%s" % (getattr(module, "__name__", "?"), name)
-
-        def watched(*args, **kwargs):
-            if not getattr(coll._tls, "ours", False):
-                coll.guard.call(coll.step_aside, what)
-            return orig(*args, **kwargs)
-
-        watched._prof_watch = True
-        watched.__name__ = getattr(orig, "__name__", name)
-        watched.__doc__ = getattr(orig, "__doc__", None)
-        setattr(module, name, watched)
-
+    # --- stepping aside (aside.py watches for it) ------------------------
     def step_aside(self, what):
         if self.aside:
             return
@@ -145,19 +116,20 @@ class Collector:
     def _forget_inherited(self):
         """In a fork child: the running session holds the parent's events."""
         self.forked = False
+        self._tids = {}
         if not self.running:
             return
         self.running = False
         self.keep_from = None
         self.recording = False
         if threading.get_ident() == self.owner:
-            self._tls.ours = True
+            aside.ours.on = True
             try:
                 self._disable()
             except Exception:
                 pass
             finally:
-                self._tls.ours = False
+                aside.ours.on = False
         self.agent.log("dropped the operator collection inherited through fork")
 
     def after_fork_in_child(self):
@@ -204,11 +176,11 @@ class Collector:
               "with_stack": bool(detail & A.STACK), "profile_memory": bool(detail & A.MEMORY),
               "with_modules": bool(detail & A.MODULES), "use_kineto": True}
         p = self._profiler.profile(**{k: v for k, v in kw.items() if k in self._kwargs_ok})
-        self._tls.ours = True
+        aside.ours.on = True
         try:
             p.__enter__()
         finally:
-            self._tls.ours = False
+            aside.ours.on = False
         self.running = True
         self.owner = threading.get_ident()
         self.native = threading.get_native_id()
@@ -222,13 +194,13 @@ class Collector:
         so that it neither grows nor blocks a profiler of the program's."""
         if self.running and threading.get_ident() == self.owner:
             self.running = False
-            self._tls.ours = True
+            aside.ours.on = True
             try:
                 self._disable()
             except Exception:
                 pass
             finally:
-                self._tls.ours = False
+                aside.ours.on = False
 
     def _clock_marks(self):
         """SYNC_CALLS tiny operators, each timed with time.monotonic_ns(),
@@ -247,11 +219,11 @@ class Collector:
 
     def _stop(self, send):
         self.running = False
-        self._tls.ours = True
+        aside.ours.on = True
         try:
             result = self._disable()
         finally:
-            self._tls.ours = False
+            aside.ours.on = False
         if send and self.keep_from is not None:
             self._send(result, self.keep_from)
         self.keep_from = None
@@ -276,6 +248,17 @@ class Collector:
         (t0, t1), (m0, m1) = pairs[i], marks[i]
         return (t0 + t1) // 2 - (m0 + m1) // 2
 
+    def _os_tid(self, tid, resource):
+        """A torch thread id's OS tid: torch 2.x records it with each CPU
+        operator (device_resource_id; 0 in 1.13). Unknown: the negated torch
+        id, the agent's convention. The autograd engine's device threads
+        launch the backward's kernels, so their operators must sit on
+        their OS thread for the parse to join them to those launches."""
+        if resource > 0 and resource < (1 << 31):
+            self.agent.log("torch thread %d is OS thread %d" % (tid, resource))
+            return resource
+        return -tid
+
     def _send(self, result, keep_from):
         t_begin = time.monotonic_ns()
         events = result.events()
@@ -295,8 +278,9 @@ class Collector:
             self.agent.log("operators dropped: the clock marks are missing from the profiler's results")
             return
         offset = self._offset(events, sync, times)
-        main_tid = sync.start_thread_id()
-        native = self.native
+        tids = self._tids
+        tids[sync.start_thread_id()] = self.native
+        resource = hasattr(e0, "device_resource_id")
         shapes_on = bool(self.detail & A.SHAPES)
         stack_on = bool(self.detail & A.STACK)
 
@@ -323,6 +307,9 @@ class Collector:
         for s, neg_end, e, name in recs:
             end = -neg_end
             tid = e.start_thread_id()
+            os_tid = tids.get(tid)
+            if os_tid is None:
+                os_tid = tids[tid] = self._os_tid(tid, e.device_resource_id() if resource else 0)
             st = stacks.get(tid)
             if st is None:
                 st = stacks[tid] = []
@@ -351,8 +338,8 @@ class Collector:
                     stack = ";".join(frames).encode("utf-8", "replace")
             fwd = e.fwd_thread_id()
             if fwd:
-                fwd = native if fwd == main_tid else -fwd
-            if fw_op(native if tid == main_tid else -tid, s, end, bname, shapes, types, stack,
+                fwd = tids.get(fwd, -fwd)
+            if fw_op(os_tid, s, end, bname, shapes, types, stack,
                      flags, e.sequence_nr(), fwd) == 0:
                 sent += 1
             else:
