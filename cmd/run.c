@@ -401,13 +401,15 @@ static int run_spawn(struct run_ctx *r)
 		.device = (r->cfg.activities & CFG_ACT_DEVICE) != 0,
 	};
 	spawn_asan_opts(&eo);  /* PROF_SANITIZE builds: the ASan runtime first */
-	if (eo.device && launcher_device_cuda()) {
+	/* With device activity off too: the agent then only holds CUPTI
+	 * (platform/device/cuda/backend.c, cuda_hold). */
+	if (launcher_device_cuda()) {
 		const char *other = spawn_env_injection_taken(environ, "CUDA_INJECTION64_PATH");
-		if (other)
+		if (other && eo.device)
 			fprintf(stderr, "prof: warning: CUDA_INJECTION64_PATH is set (%s): another "
 				"tool (nsys, ncu, compute-sanitizer) traces CUDA; prof leaves it and "
 				"records no CUDA activity\n", other);
-		else
+		else if (!other)
 			eo.cuda_injection = r->agent;
 	}
 	char **env = spawn_env_build(environ, &eo);

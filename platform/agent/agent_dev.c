@@ -52,19 +52,6 @@ void agent_dev_update(void)
 	pthread_mutex_unlock(&dev.lock);
 }
 
-/* The program starts a profiler of its own that traces the device
- * (torch.profiler with CUDA activity): CUPTI serves one client, so prof
- * stops its device tracing in this process for good, what it recorded
- * kept, and leaves the device to that profiler. The Python hooks call it
- * just before that profiler starts. */
-__attribute__((visibility("default")))
-void prof_dev_step_aside(const char *why)
-{
-	if (!dev.enabled)
-		return;
-	hal_step_aside(why ? why : "another profiler");
-}
-
 /* The flusher first: it must not flush into a closed stream. */
 void agent_dev_finish(void)
 {

@@ -118,21 +118,6 @@ void hal_stop(void)
 	pthread_mutex_unlock(&hal.lock);
 }
 
-/* Another profiler takes the device: every started backend stops as at
- * exit, and none starts later in this process. */
-void hal_step_aside(const char *why)
-{
-	pthread_mutex_lock(&hal.lock);
-	for (size_t i = 0; i < HAL_N; i++)
-		if (hal.started[i])
-			agent_log("device backend %s: stepped aside for %s; device activity after "
-				  "this is not recorded in this process", hal_table[i]->name, why);
-	HAL_EACH_STARTED(stop);
-	memset(hal.started, 0, sizeof hal.started);
-	hal.enabled = 0;
-	pthread_mutex_unlock(&hal.lock);
-}
-
 /* In a fork child: the parent's subscriptions and flusher are the
  * parent's; the lock may have been held by one of its threads. A runtime
  * used here starts its backend again (hal_start_backend). */

@@ -45,8 +45,4 @@ void hal_forget(void);
  * sim library injects at its first call): they start their backend here. */
 int hal_start_backend(const char *name);
 
-/* The program's own profiler takes the device (prof_dev_step_aside):
- * every backend stops as at exit, and none starts again in this process. */
-void hal_step_aside(const char *why);
-
 #endif

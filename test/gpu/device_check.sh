@@ -26,7 +26,7 @@ R=$OUT/report.txt
 
 pids=""
 for s in loop compile graphs userprof; do
-	timeout 200 "$PY" "$HERE/scenarios.py" --prof "$PROF" --python "$PY" \
+	timeout 130 "$PY" "$HERE/scenarios.py" --prof "$PROF" --python "$PY" \
 		--out "$WORK/scen" --only $s >"$WORK/scen-$s.txt" 2>&1 &
 	pids="$pids $!"
 done
@@ -40,9 +40,18 @@ for s in loop compile graphs userprof; do echo "== scenario $s"; cat "$WORK/scen
 } >>"$R" 2>&1
 
 date >>"$R"; echo "== overhead" >>"$R"
-timeout 300 "$PY" "$HERE/run_overhead.py" --prof "$PROF" --python "$PY" --steps 200 \
-	--repeat 3 --out "$WORK/over" >>"$R" 2>&1
+timeout 150 "$PY" "$HERE/run_overhead.py" --prof "$PROF" --python "$PY" --steps 150 \
+	--repeat 2 --out "$WORK/over" >>"$R" 2>&1
 echo "rc=$?" >>"$R"
+# --activities CPU: operators only, no CUDA runtime call among them
+"$PY" - "$WORK"/over/prof_operators-0/*_prof >>"$R" 2>&1 <<'EOF'
+import collections, json, sys
+ev = json.load(open(sys.argv[1] + "/PROFILER_OUTPUT/trace_view.json"))["traceEvents"]
+ops = collections.Counter(e["name"] for e in ev if e.get("cat") == "cpu_op")
+cuda = {n: c for n, c in ops.items() if n.startswith("cu") or "kernel" in n}
+print("  [%s] --activities CPU: %d operator names, CUDA among them: %s" % (
+    "FAIL" if cuda else "ok", len(ops), list(cuda.items())[:5]))
+EOF
 
 # the run directories, raw/ included while it fits
 pack() { # NAME DIR...

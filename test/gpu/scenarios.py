@@ -232,13 +232,14 @@ def scenario_graphs(c, d, ev, res):
 
 
 def scenario_userprof(c, d, ev, res):
-    c.check(res is not None and res.get("torch_kernels", 0) > 0,
-            "the script's own torch.profiler saw kernels", (res or {}).get("torch_kernels"))
+    print("  [info] the script's own torch.profiler saw %s kernels (prof holds CUPTI: 0 expected)"
+          % (res or {}).get("torch_kernels"))
     c.check(res is not None and res.get("torch_cpu_ops", 0) > 0,
             "the script's own torch.profiler saw operators", (res or {}).get("torch_cpu_ops"))
     text = "\n".join(logs(d).values())
     c.check("prof stepped aside" in text, "operators stepped aside (agent log)")
-    c.check("device backend cuda: stepped aside" in text, "CUDA tracing stepped aside (agent log)")
+    c.check("notice: the program's own profiler" in text, "prof says the script's profiler gets "
+            "no CUDA activity (agent log)")
     kernels = [e for e in ev if e.get("cat") == "kernel"]
     c.check(len(kernels) > 0, "prof's kernels before the script's profiler", len(kernels))
     steps = csv_rows(d, "step_trace_time.csv")
@@ -247,10 +248,10 @@ def scenario_userprof(c, d, ev, res):
 
 
 SCENARIOS = {
-    "loop": (["loop", "--steps", "30"], ["--record-shapes"], 150, scenario_loop),
-    "compile": (["compile", "--steps", "15"], [], 190, scenario_compile),
-    "graphs": (["graphs", "--steps", "20"], [], 120, scenario_graphs),
-    "userprof": (["userprof", "--steps", "10"], [], 150, scenario_userprof),
+    "loop": (["loop", "--steps", "30"], ["--record-shapes"], 90, scenario_loop),
+    "compile": (["compile", "--steps", "15"], [], 120, scenario_compile),
+    "graphs": (["graphs", "--steps", "20"], [], 60, scenario_graphs),
+    "userprof": (["userprof", "--steps", "10"], [], 90, scenario_userprof),
 }
 
 

@@ -51,7 +51,7 @@ static struct {
 	int64_t offset;               /* else: monotonic - CUPTI clock */
 	const struct cupti_api *api;
 	CUpti_SubscriberHandle sub;
-	int subscribed;               /* sub is held: the tid callbacks need it */
+	int subscribed;               /* sub is held (see cuda_subscribe) */
 	int os_tids;                  /* CUPTI names threads by OS tid (set by us) */
 	struct cuda_conv conv;        /* under the sink lock */
 	uint64_t buffers, dropped;
@@ -255,6 +255,14 @@ static void cuda_enable_callbacks(void)
 
 /* ---- start -------------------------------------------------------------- */
 
+/* The subscription is held for the whole run even when no callback is
+ * enabled: CUPTI (up to 13.2) serves one subscriber, and holding it is how
+ * prof keeps CUPTI to itself. Kineto, which torch's profiler initialises
+ * at its first start (prof's own operator collection does that), then
+ * finds CUPTI taken and stays CPU-only; without this it traces the CUDA
+ * runtime through CUPTI even for a CPU-only profile (torch 2.x counts the
+ * runtime among CPU activities), replaces prof's buffer callbacks, and
+ * CUDA tracing stops or hangs (seen on an H100 with torch 2.11). */
 static int cuda_subscribe(void)
 {
 	char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN] = "";
@@ -264,8 +272,10 @@ static int cuda_subscribe(void)
 	CUptiResult r = cuda.api->Subscribe_v2
 		? cuda.api->Subscribe_v2(&cuda.sub, cuda_callback, NULL, &p)
 		: cuda.api->Subscribe(&cuda.sub, cuda_callback, NULL);
-	if (r == CUPTI_SUCCESS)
+	if (r == CUPTI_SUCCESS) {
+		cuda.subscribed = 1;
 		return 0;
+	}
 	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
 		/* nvidia.md §3.1: one subscriber per process (CUDA <= 13.2). */
 		agent_log("cuda: CUPTI already has a subscriber (%s): Nsight Systems, Nsight "
@@ -279,31 +289,17 @@ static int cuda_subscribe(void)
 	return -EIO;
 }
 
-/* Threads by OS tid. CUPTI names them by pthread_self() unless told to
- * use the system's id; then no callback is needed and the subscription,
- * taken only to learn that no other tool traces this process, is given
- * back at once. CUPTI (up to 13.2) serves one subscriber, and Kineto takes
- * it when torch's profiler first starts (prof's own operator collection
- * does that): holding it made Kineto print CUPTI warnings on the
- * program's stderr and left torch.profiler without CUDA activity for the
- * life of the process. */
+/* Threads by OS tid: CUPTI names them by pthread_self() unless told to
+ * use the system's id; then the per-thread callbacks (backend_tid.c) are
+ * not needed, and a CUDA call costs CUPTI's activity record only. */
 static void cuda_thread_ids(void)
 {
 	const struct cupti_api *a = cuda.api;
 	cuda.os_tids = a->SetThreadIdType &&
 		       a->SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) == CUPTI_SUCCESS;
-	cuda.subscribed = 1;
-	if (cuda.os_tids) {
-		a->Unsubscribe(cuda.sub);
-		cuda.subscribed = 0;
-	} else {
-		agent_log("cuda: CUPTI cannot name threads by OS id; learning them from callbacks "
-			  "(torch.profiler cannot trace CUDA in this process)");
-	}
 }
 
-/* Gives CUPTI back as it was found: pthread ids (what Kineto expects)
- * and no subscriber of ours. */
+/* Gives CUPTI back as it was found: pthread ids and no subscriber. */
 static void cuda_release(void)
 {
 	if (cuda.os_tids)
@@ -396,7 +392,7 @@ static int cuda_setup(void)
 		return rc;
 	}
 	cuda_conv_setup();
-	if (cuda.subscribed) {
+	if (!cuda.os_tids) {
 		cuda_tid_register();   /* the thread in cuInit, usually the main one */
 		cuda_enable_callbacks();
 	}
@@ -536,6 +532,26 @@ const struct dev_backend dev_backend_cuda = {
 
 /* ---- entry points ------------------------------------------------------- */
 
+static int cuda_device_wanted(void)
+{
+	const char *d = getenv(PROF_AGENT_DEVICE);
+	return agent.active && d && strcmp(d, "1") == 0;
+}
+
+/* Device activity is not recorded (--activities CPU), yet CUPTI is held
+ * all the same (cuda_subscribe says why): the operators prof collects
+ * through torch's profiler stay free of CUDA runtime calls, and cost no
+ * CUPTI tracing. */
+static void cuda_hold(void)
+{
+	pthread_mutex_lock(&cuda.lock);
+	if (agent.active && cuda.state == CUDA_IDLE && !cuda.subscribed && (cuda.api = cupti_get()) &&
+	    cuda_subscribe() == 0)
+		agent_log("cuda: device activity is not recorded; CUPTI held so that torch's "
+			  "profiler records CPU operators only");
+	pthread_mutex_unlock(&cuda.lock);
+}
+
 /* CUDA's injection entry (CUDA_INJECTION64_PATH), called once inside cuInit.
  * Non-zero means success; prof returns 1 even when it records nothing, so
  * the program never notices (nvidia.md §1.1). */
@@ -543,14 +559,11 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 {
 	if (__atomic_exchange_n(&cuda.injected, 1, __ATOMIC_ACQ_REL))
 		return 1;
-	hal_start_backend("cuda");
+	if (cuda_device_wanted())
+		hal_start_backend("cuda");
+	else
+		cuda_hold();
 	return 1;
-}
-
-static int cuda_device_wanted(void)
-{
-	const char *d = getenv(PROF_AGENT_DEVICE);
-	return agent.active && d && strcmp(d, "1") == 0;
 }
 
 /* NVTX's injection entries (NVTX_INJECTION64_PATH), once per NVTX instance

@@ -112,10 +112,22 @@ class FakeCudaTest(ProfTestCase):
                               capture_output=True, text=True, timeout=60, env=env)
         self.assertEqual(len(proc.stdout.split()), 2, proc.stdout)
         self.assertTrue(all(v.endswith("/libprof_agent.so") for v in proc.stdout.split()))
+        # without device activity too: the agent then holds CUPTI, tracing nothing
         proc = subprocess.run([PROF, "run", "-o", out, "--no-parse", "--activities", "CPU", "--",
                                "sh", "-c", "echo x$CUDA_INJECTION64_PATH"],
                               capture_output=True, text=True, timeout=60)
-        self.assertEqual(proc.stdout.split(), ["x"])
+        self.assertTrue(proc.stdout.strip().endswith("/libprof_agent.so"), proc.stdout)
+
+    def test_cpu_only_holds_cupti(self):
+        # Kineto (torch's profiler, which prof runs for the operators) must
+        # find CUPTI taken and stay CPU-only; no CUDA activity is recorded.
+        run = self.run_app("--activities", "CPU")
+        self.assertIn("CUPTI held so that torch's profiler records CPU operators only",
+                      self.agent_log(run))
+        self.assertNotIn("tracing with CUPTI", self.agent_log(run))
+        t = run.trace()
+        self.assertEqual(events(t, "X", "kernel"), [])
+        self.assertEqual(events(t, "X", "cuda_runtime"), [])
 
     def test_window_closed(self):
         # Nothing recorded (--start-paused, no prof_start): no device records.

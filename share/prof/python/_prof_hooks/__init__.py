@@ -40,7 +40,7 @@ class Hooks:
         self.collector = None
         self.ops_guard = Guard("operators", agent.log)
         self.steps = None
-        self.device_aside = False
+        self.device_said = False
 
     def install(self):
         from . import data, steps
@@ -82,10 +82,14 @@ class Hooks:
         """The program starts a profiler of its own (aside.py)."""
         if self.collector is not None and self.ops_guard.on:
             self.ops_guard.call(self.collector.step_aside, what)
-        if device and not self.device_aside:
-            self.device_aside = True
-            self.agent.dev_step_aside("the program's own profiler (%s, with device activity)"
-                                      % what)
+        if device and not self.device_said:
+            self.device_said = True
+            recorded = os.environ.get("PROF_AGENT_DEVICE") == "1"
+            self.agent.log(
+                "notice: the program's own profiler (%s) asks for CUDA activity, but prof holds "
+                "CUPTI, which serves one profiler: that profiler records no GPU activity here; "
+                "%s" % (what, "prof's trace has it" if recorded else
+                        "run without --activities CPU to have it in prof's trace"))
 
     def _step_ended(self):
         if not self.explicit:

@@ -44,9 +44,6 @@ class Agent:
                                    ctypes.c_char_p, ctypes.c_uint32, ctypes.c_int64,
                                    ctypes.c_int32]
             self.fw_op.restype = ctypes.c_int
-        self._dev_aside = getattr(lib, "prof_dev_step_aside", None)
-        if self._dev_aside is not None:
-            self._dev_aside.argtypes, self._dev_aside.restype = [ctypes.c_char_p], None
         self._log = getattr(lib, "prof_fw_log", None)
         if self._log is not None:
             self._log.argtypes, self._log.restype = [ctypes.c_char_p], None
@@ -57,11 +54,6 @@ class Agent:
             return 0, 0
         s = self._state()
         return s & 0xFFFFFFFF, s >> 32
-
-    def dev_step_aside(self, why):
-        """Device tracing stops in this process, for another profiler."""
-        if self._dev_aside is not None:
-            self._dev_aside(why.encode("utf-8", "replace"))
 
     def log(self, msg):
         """A line in the run's logs/agent-<pid>.log; never the program's stderr."""

@@ -73,6 +73,7 @@ class Collector:
         self._kwargs_ok = self._profile_params()
         self.aside = False       # the program profiles itself: never again here
         self.running = False
+        self.started_once = False  # Kineto initialises at the first start
         self.owner = None        # thread that started the profiler (its state is per thread)
         self.native = 0          # that thread's OS id
         self.detail = 0          # PROF_FW_* detail bits of the running session
@@ -177,10 +178,14 @@ class Collector:
               "with_modules": bool(detail & A.MODULES), "use_kineto": True}
         p = self._profiler.profile(**{k: v for k, v in kw.items() if k in self._kwargs_ok})
         aside.ours.on = True
+        quiet = _KinetoQuiet() if not self.started_once else None
         try:
             p.__enter__()
         finally:
             aside.ours.on = False
+            if quiet is not None:
+                quiet.restore()
+        self.started_once = True
         self.running = True
         self.owner = threading.get_ident()
         self.native = threading.get_native_id()
@@ -280,6 +285,7 @@ class Collector:
         offset = self._offset(events, sync, times)
         tids = self._tids
         tids[sync.start_thread_id()] = self.native
+        on_device = _device_event_test(e0)
         resource = hasattr(e0, "device_resource_id")
         shapes_on = bool(self.detail & A.SHAPES)
         stack_on = bool(self.detail & A.STACK)
@@ -292,6 +298,8 @@ class Collector:
             s, t = times(e)
             s += offset
             if s < keep_from:
+                continue
+            if on_device is not None and on_device(e):
                 continue
             name = e.name()
             if name == MEMORY_EVENT:
@@ -351,3 +359,36 @@ class Collector:
         if memory:
             msg += ", %d memory events not kept (no record for them yet)" % memory
         self.agent.log(msg)
+
+
+class _KinetoQuiet:
+    """Kineto sets its log level from KINETO_LOG_LEVEL when it initialises,
+    at the process's first profiler start, which is prof's. prof holds
+    CUPTI (platform/device/cuda/backend.c), so Kineto's CUPTI set-up fails
+    there and it warns on the program's stderr about a conflict the
+    program did not make: errors only (3) for that moment, unless the
+    program chose a level itself; the variable is then put back."""
+
+    def __init__(self):
+        import os
+        self._os = os
+        self.set = "KINETO_LOG_LEVEL" not in os.environ
+        if self.set:
+            os.environ["KINETO_LOG_LEVEL"] = "3"
+
+    def restore(self):
+        if self.set:
+            self._os.environ.pop("KINETO_LOG_LEVEL", None)
+
+
+def _device_event_test(e0):
+    """Events of a device (kernels, copies) are not operators: torch 2.x
+    returns them when Kineto traces CUDA (another tool holds CUPTI, not
+    prof). None when this torch cannot say (1.13 returns none)."""
+    if not hasattr(e0, "device_type"):
+        return None
+    cpu = getattr(type(e0.device_type()), "CPU", None)
+    if cpu is None:
+        return None
+    return lambda e: e.device_type() != cpu
+
