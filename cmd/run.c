@@ -41,6 +41,7 @@
 #include "raw/raw_reader.h"
 #include "run/dynamic.h"
 #include "run/info.h"
+#include "run/notices.h"
 #include "run/rundir.h"
 
 extern char **environ;
@@ -136,6 +137,7 @@ struct run_ctx {
 	uint64_t delay_end, duration_end;  /* CLOCK_MONOTONIC ns; 0: none */
 	const char *dynamic_dir;
 	struct dyn_watch dyn;
+	struct run_notices notices;   /* what the processes asked to say */
 };
 
 static void run_usage(FILE *out)
@@ -544,6 +546,8 @@ static void run_finish_info(struct run_ctx *r, int exit_code, int sig)
 	e->totals_ok = raw && raw_totals_of_dir(raw, &e->totals) == 0;
 	free(raw);
 	e->storage_limit_reached = rundir_budget_reached(&r->rd, NULL);
+	if (run_notices_collect(r->rd.path, &r->notices) == 0)
+		e->notices = &r->notices;
 	if (r->rd.control)
 		e->streams_no_space = __atomic_load_n(&r->rd.control->streams_no_space,
 						      __ATOMIC_RELAXED);
@@ -583,6 +587,25 @@ static void run_report_disk(const struct run_ctx *r)
 		"failed)\n", r->rd.path, (unsigned long long)stopped,
 		(unsigned long long)e->totals.streams, (unsigned long long)e->totals.lost,
 		refused, r->rd.path);
+}
+
+/* What the program's processes asked to say (lib/run/notices.h): last,
+ * where it is read. */
+static void run_report_notices(const struct run_ctx *r)
+{
+	for (size_t i = 0; i < r->notices.n; i++) {
+		const struct run_notice *n = &r->notices.v[i];
+		char who[64];
+		if (n->processes > 1)
+			snprintf(who, sizeof who, "pid %d and %u other processes", n->pid,
+				 n->processes - 1);
+		else
+			snprintf(who, sizeof who, "pid %d", n->pid);
+		fprintf(stderr, "prof: note (%s): %s\n", who, n->text);
+	}
+	if (r->notices.dropped)
+		fprintf(stderr, "prof: %zu more notes in %s/%s/agent-*.log\n", r->notices.dropped,
+			r->rd.path, PROF_LOG_DIR);
 }
 
 /* With `archive`: packs the run directory next to itself. */
@@ -696,12 +719,14 @@ static int run_program(struct run_ctx *r)
 	run_parse(r);
 	run_report_storage(r);
 	run_report_disk(r);
+	run_report_notices(r);
 	return status;
 }
 
 static void run_free(struct run_ctx *r)
 {
 	dyn_stop(&r->dyn);
+	run_notices_free(&r->notices);
 	rundir_close(&r->rd);
 	free(r->exe);
 	free(r->agent);

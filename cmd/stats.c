@@ -94,6 +94,29 @@ static void tline(struct ctx *c, const char *fmt, ...)
 	note_error(c, fprintf(c->out, "%s\n", stats_ellipsize(buf, WIDTH, cut, sizeof(cut))) < 0);
 }
 
+/* A sentence to be read whole: folded at spaces to WIDTH, never cut;
+ * later lines indented under the first's text. */
+static void tpara(struct ctx *c, const char *head, const char *text)
+{
+	size_t indent = strlen(head), room = WIDTH > indent + 20 ? WIDTH - indent : 20;
+	const char *p = text;
+	for (int first = 1; *p; first = 0) {
+		size_t n = strlen(p);
+		if (n > room) {
+			n = room;
+			while (n > 0 && p[n] != ' ')
+				n--;
+			if (n == 0)
+				n = strcspn(p, " ");
+		}
+		note_error(c, fprintf(c->out, "%*s%.*s\n", (int)indent, first ? head : "",
+				      (int)n, p) < 0);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
 static double conv(const struct ctx *c, double us)
 {
 	return us * unit_per_us[c->unit];
@@ -595,6 +618,11 @@ static void overview_json(struct ctx *c, const struct stats_step_summary *sum,
 		jo_null(&c->jo);
 	jo_key(&c->jo, "storage_limit_reached");
 	jo_bool(&c->jo, rec->storage_limit);
+	jo_key(&c->jo, "notices");
+	jo_arr_begin(&c->jo);
+	for (size_t i = 0; i < rec->n_notes; i++)
+		jo_str(&c->jo, rec->notes[i]);
+	jo_arr_end(&c->jo);
 	jo_obj_end(&c->jo);
 }
 
@@ -608,6 +636,8 @@ static void overview_lost(struct ctx *c, const struct stats_recording *rec)
 		      stats_recording_cause(rec));
 	else
 		tline(c, "Lost records: none");
+	for (size_t i = 0; i < rec->n_notes; i++)
+		tpara(c, "Note: ", rec->notes[i]);
 }
 
 static void overview_text(struct ctx *c, const struct stats_step_summary *sum,
@@ -657,9 +687,11 @@ static int emit_overview(struct ctx *c)
 		if (rc == STATS_ABSENT) {
 			csv_header(&c->csv, "Metric,Value,Share(%)");
 			fprintf(stderr, "prof stats: Steps: no data (step_trace_time.csv absent)\n");
+			stats_free_recording(&rec);
 			return 0;
 		}
 		overview_csv(c, &sum, &rec);
+		stats_free_recording(&rec);
 		return 0;
 	}
 	if (c->fmt == FMT_JSON) {
@@ -673,6 +705,7 @@ static int emit_overview(struct ctx *c)
 	} else {
 		overview_text(c, &sum, &rec);
 	}
+	stats_free_recording(&rec);
 	enum stats_sort keep = c->sort;
 	c->sort = STATS_SORT_TOTAL;
 	int r1 = emit_ops(c, 5, "top_operators");

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "run/info.h"
+#include "run/notices.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -112,6 +113,15 @@ static void info_add_end(cJSON *root, const struct info_end *e)
 	info_add_total(o, "disk_full_streams", e->totals_ok, e->totals.no_space_streams);
 	info_add_u64(o, "streams_not_created", e->streams_no_space);
 	cJSON_AddBoolToObject(o, "storage_limit_reached", e->storage_limit_reached);
+	cJSON *ns = cJSON_AddArrayToObject(o, "notices");
+	for (size_t i = 0; e->notices && ns && i < e->notices->n; i++) {
+		const struct run_notice *n = &e->notices->v[i];
+		cJSON *it = cJSON_CreateObject();
+		cJSON_AddStringToObject(it, "text", n->text);
+		cJSON_AddNumberToObject(it, "pid", n->pid);
+		cJSON_AddNumberToObject(it, "processes", n->processes);
+		cJSON_AddItemToArray(ns, it);
+	}
 }
 
 static void info_add_head(cJSON *root, const struct run_info *ri)

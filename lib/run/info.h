@@ -15,6 +15,8 @@
 #include "raw/raw_format.h"
 #include "raw/raw_reader.h"
 
+struct run_notices;
+
 struct info_end {
 	int exit_code;            /* -1: the program did not exit by itself */
 	int signal;               /* 0: not killed by a signal */
@@ -24,6 +26,7 @@ struct info_end {
 	struct raw_totals totals;
 	bool storage_limit_reached; /* --storage-limit stopped some stream */
 	uint64_t streams_no_space;  /* streams never created: no disk space */
+	const struct run_notices *notices;  /* what the processes asked to say; NULL: none */
 };
 
 struct run_info {

@@ -151,16 +151,21 @@ char *stats_fmt_num(double v, int decimals, int width, char *out, size_t outsz);
 
 /* ---- the recording, from RUN_DIR/profiler_info.json ---- */
 
+#define STATS_NOTES_MAX 32
+
 struct stats_recording {
 	int known;                 /* end_info present: prof finished the run */
 	uint64_t lost;             /* records the agents dropped */
 	int storage_limit;         /* --storage-limit was reached */
 	uint64_t disk_full_streams, streams_not_created;   /* a full filesystem */
+	char *notes[STATS_NOTES_MAX];  /* end_info.notices' texts (lib/run/notices.h) */
+	size_t n_notes;
 };
 
 /* 0 (r->known 0 when prof did not finish the run), STATS_ABSENT, or -1. */
 int stats_load_recording(const char *run_dir, struct stats_recording *r, char *err,
 			 size_t errlen);
+void stats_free_recording(struct stats_recording *r);
 /* Why records were lost, in words ("" when none were). */
 const char *stats_recording_cause(const struct stats_recording *r);
 

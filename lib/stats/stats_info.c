@@ -40,6 +40,14 @@ int stats_load_recording(const char *run_dir, struct stats_recording *r, char *e
 							"storage_limit_reached"));
 		r->disk_full_streams = num(end, "disk_full_streams");
 		r->streams_not_created = num(end, "streams_not_created");
+		const cJSON *n, *ns = cJSON_GetObjectItemCaseSensitive(end, "notices");
+		if (!cJSON_IsArray(ns))
+			ns = NULL;
+		cJSON_ArrayForEach(n, ns) {
+			const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(n, "text"));
+			if (t && r->n_notes < STATS_NOTES_MAX && (r->notes[r->n_notes] = strdup(t)))
+				r->n_notes++;
+		}
 	}
 	int rc = 0;
 	if (!root) {
@@ -50,6 +58,13 @@ int stats_load_recording(const char *run_dir, struct stats_recording *r, char *e
 	free(text);
 	free(path);
 	return rc;
+}
+
+void stats_free_recording(struct stats_recording *r)
+{
+	for (size_t i = 0; i < r->n_notes; i++)
+		free(r->notes[i]);
+	r->n_notes = 0;
 }
 
 const char *stats_recording_cause(const struct stats_recording *r)

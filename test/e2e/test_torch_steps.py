@@ -8,7 +8,7 @@ import os
 import subprocess
 import unittest
 
-from proftest import PYTHON, SRC, ProfTestCase, events, span
+from proftest import PROF, PYTHON, SRC, ProfTestCase, events, span
 
 EXAMPLE = os.path.join(SRC, "share", "prof", "examples", "train.py")
 WORKLOADS_SRC = os.path.join(SRC, "test", "workloads")
@@ -203,6 +203,17 @@ class UserProfiler(TorchCase):
         _, steps = self.main_steps(trace)
         self.assertEqual(step_numbers(steps), list(range(1, 13)))
         self.assertIn("prof stepped aside", agent_logs(run))
+        # said on the terminal at the end, once, and kept in profiler_info.json
+        notes = [ln for ln in run.stderr.splitlines() if ln.startswith("prof: note (pid ")]
+        self.assertEqual(len(notes), 1, run.stderr)
+        self.assertIn("the program starts a profiler of its own", notes[0])
+        self.assertIn("prof stepped aside", notes[0])
+        kept = run.json("profiler_info.json")["end_info"]["notices"]
+        self.assertEqual([n["processes"] for n in kept], [1], kept)
+        self.assertIn(kept[0]["text"], notes[0])
+        st = subprocess.run([PROF, "stats", run.run_dir], capture_output=True, text=True,
+                            timeout=60)
+        self.assertIn("Note: the program starts a profiler of its own", st.stdout)
         # ours collected until the program's profiler started (step 4), never after
         ops = events(trace, ph="X", cat="cpu_op")
         for st in steps:

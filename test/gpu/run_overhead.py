@@ -46,9 +46,18 @@ def default_prof():
 
 
 # prof's variants: steps and device activity; steps and operators; all (the default)
-PROF_VARIANTS = (("prof devices", ["--activities", "DEVICE"]),
-                 ("prof operators", ["--activities", "CPU"]),
-                 ("prof", []))
+PROF_VARIANTS = (("prof devices", ["--activities", "DEVICE"], {}),
+                 ("prof operators", ["--activities", "CPU"], {}),
+                 ("prof", [], {}))
+# --ablate: what each CUPTI kind prof traces costs (PROF_CUDA_SKIP_KINDS, a diagnostic)
+DEV = ["--activities", "DEVICE"]
+ABLATE = (("dev", DEV, {}),
+          ("dev -DRIVER", DEV, {"PROF_CUDA_SKIP_KINDS": "DRIVER"}),
+          ("dev -MARKER", DEV, {"PROF_CUDA_SKIP_KINDS": "MARKER"}),
+          ("dev -SYNC,MEM2,OVH", DEV,
+           {"PROF_CUDA_SKIP_KINDS": "SYNCHRONIZATION,MEMORY2,OVERHEAD"}),
+          ("dev kernels only", DEV, {"PROF_CUDA_SKIP_KINDS": "RUNTIME,DRIVER,MARKER,"
+                                     "SYNCHRONIZATION,MEMORY2,OVERHEAD,MEMCPY,MEMCPY2,MEMSET"}))
 
 
 def run_train(cmd, env=None):
@@ -161,7 +170,10 @@ def main():
     ap.add_argument("--out", default=None, help="keep outputs here (default: a temp dir)")
     ap.add_argument("--max-overhead", type=float, default=None,
                     help="fail when prof's median step is more than this %% over bare")
+    ap.add_argument("--ablate", action="store_true",
+                    help="time prof's device tracing with each CUPTI kind left off instead")
     args = ap.parse_args()
+    variants = ABLATE if args.ablate else PROF_VARIANTS
     out = args.out or tempfile.mkdtemp(prefix="prof-gpu-")
     os.makedirs(out, exist_ok=True)
     train = [args.python, TRAIN, "--steps", str(args.steps), "--model", args.model]
@@ -172,10 +184,12 @@ def main():
     for r in range(args.repeat):
         res, _ = run_train(train, env)
         results["bare"].append(res)
-        for name, flags in PROF_VARIANTS:
-            prof_out = os.path.join(out, "%s-%d" % (name.replace(" ", "_"), r))
-            res, err = run_train([args.prof, "run", "-o", prof_out] + flags + ["--"] + train, env)
+        for name, flags, extra in variants:
+            prof_out = os.path.join(out, "%s-%d" % (name.replace(" ", "_").replace(",", "_"), r))
+            res, err = run_train([args.prof, "run", "-o", prof_out] + flags + ["--"] + train,
+                                 dict(env, **extra))
             results[name].append(res)
+            print("  run %d %-20s %.3f ms" % (r, name, res["median_step_ms"]), flush=True)
             if not flags:
                 run_dir = sorted(glob.glob(os.path.join(prof_out, "*_prof")))[-1]
         trace = os.path.join(out, "torch-%d.json" % r)
@@ -187,10 +201,12 @@ def main():
         first["device"], first["torch"], first["cuda"], args.model, args.steps, args.repeat))
     bare = statistics.median(x["median_step_ms"] for x in results["bare"])
     print("%-16s %14s %10s" % ("variant", "median step ms", "vs bare"))
-    for name in ["bare"] + [v[0] for v in PROF_VARIANTS] + ["torch.profiler"]:
+    for name in ["bare"] + [v[0] for v in variants] + ["torch.profiler"]:
         med = statistics.median(x["median_step_ms"] for x in results[name])
         print("%-16s %14.3f %+9.1f%%" % (name, med, 100.0 * (med - bare) / bare))
 
+    if args.ablate:
+        return 0
     c = Checks()
     print("prof run directory: %s" % run_dir)
     check_backend(c, run_dir)

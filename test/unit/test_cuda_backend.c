@@ -1,9 +1,11 @@
 /*
  * The CUDA backend end to end on a stand-in libcupti (unit/cuda/fake_cupti.c)
  * and a recording sink: the injection entry starts it through the HAL, it
- * finds the mapped libcupti, subscribes, registers the monotonic clock,
- * enables its kinds with the noise switched off, learns OS tids from API
- * callbacks, converts delivered buffers, counts CUPTI's drops with the
+ * finds the mapped libcupti, subscribes and holds the subscription, has
+ * CUPTI name threads by OS id (or, where it cannot, learns them from API
+ * callbacks), maps CUPTI's clock by offset, enables its kinds with the
+ * noise switched off, holds CUPTI without tracing when device activity is
+ * off, converts delivered buffers, counts CUPTI's drops with the
  * sink lock held, follows pause/resume, stops with a forced flush, hands
  * NVTX to CUPTI, and steps aside when CUPTI already has a subscriber.
  * What it cannot show: that a real CUPTI behaves like the stand-in.
@@ -62,7 +64,7 @@ int hal_start_backend(const char *name)
 #define MAXREC 64
 static pthread_mutex_t sink_mu = PTHREAD_MUTEX_INITIALIZER;
 static int sink_held, lost_unlocked;
-static struct { int n; struct raw_dev_activity v[MAXREC]; char name[MAXREC][64]; } acts;
+static struct { int n; struct raw_dev_activity v[MAXREC]; char name[MAXREC][64]; uint64_t ts[MAXREC]; } acts;
 static struct { int n; struct raw_dev_api v[MAXREC]; char name[MAXREC][64]; } apis;
 static struct { int n; struct raw_dev_marker v[MAXREC]; char name[MAXREC][64]; } marks;
 static struct { int n; struct raw_dev_collective v[MAXREC]; } colls;
@@ -84,6 +86,7 @@ static void keep(char *dst, const char *s)
 int dev_sink_activity(uint64_t ts, const struct raw_dev_activity *a, const char *name)
 {
 	if (acts.n < MAXREC) {
+		acts.ts[acts.n] = ts;
 		acts.v[acts.n] = *a;
 		keep(acts.name[acts.n++], name);
 	}
@@ -142,6 +145,8 @@ static struct {
 	int (*enabled)(CUpti_ActivityKind);
 	void *(*nvtx_arg)(void);
 	void (*counts)(int[8]);
+	int (*tid_type)(void);
+	CUptiResult (*timestamp)(uint64_t *);
 } fk;
 
 /* POSIX dlsym: a data pointer holding a function's address. */
@@ -168,6 +173,8 @@ static void load_fake(void)
 	sym(h, "fake_cupti_enabled", &fk.enabled);
 	sym(h, "fake_cupti_nvtx_arg", &fk.nvtx_arg);
 	sym(h, "fake_cupti_counts", &fk.counts);
+	sym(h, "fake_cupti_tid_type", &fk.tid_type);
+	sym(h, "cuptiGetTimestamp", &fk.timestamp);
 	/* The C++ runtime a PyTorch process has: kernel names get demangled. */
 	dlopen("libstdc++.so.6", RTLD_NOW | RTLD_GLOBAL);
 }
@@ -178,14 +185,18 @@ static void setup_agent(void)
 	setenv(PROF_AGENT_DEVICE, "1", 1);
 	unsetenv("FAKE_CUPTI_BUSY");
 	unsetenv("FAKE_CUPTI_VERSION");
+	unsetenv("FAKE_CUPTI_NO_TID_TYPE");
 	setenv("RANK", "1", 1);
 }
 
 /* ---- records ---- */
 
+/* On CUPTI's clock, as CUPTI stamps records (not CLOCK_MONOTONIC). */
 static uint64_t now(void)
 {
-	return raw_clock_ns(CLOCK_MONOTONIC);
+	uint64_t t = 0;
+	fk.timestamp(&t);
+	return t;
 }
 
 static void push_kernel(const char *name, uint32_t corr)
@@ -254,14 +265,16 @@ static void push_memcpy(void)
 	fk.push(&m, sizeof m);
 }
 
-/* A program thread making one traced CUDA call. */
+/* A program thread making one traced CUDA call; CUPTI names it by OS tid
+ * when the backend asked for that, else by pthread_self()'s low bits. */
 static uint32_t worker_cupti_tid;
 static int worker_tid;
 
 static void *worker(void *arg)
 {
-	worker_cupti_tid = (uint32_t)(uintptr_t)pthread_self();
 	worker_tid = gettid();
+	worker_cupti_tid = fk.tid_type() == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM
+		? (uint32_t)worker_tid : (uint32_t)(uintptr_t)pthread_self();
 	fk.api_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
 	return NULL;
 }
@@ -276,9 +289,14 @@ static void test_start(void)
 	CHECK(InitializeInjection() == 1);   /* once per process */
 	CHECK(dev_backend_cuda.probe() == 1);
 	fk.counts(c);
-	CHECK(c[0] == 1 && c[2] == 1);   /* subscribed; monotonic clock registered */
+	/* subscribed and held (Kineto must find CUPTI taken); no timestamp
+	 * callback (one call per timestamp on the program's thread); threads
+	 * by OS id, so no callbacks either */
+	CHECK(c[0] == 1 && c[1] == 0 && c[2] == 0);
+	CHECK(fk.tid_type() == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	CHECK(c[3] == (int)cuda_runtime_blocklist_len && c[4] == (int)cuda_driver_blocklist_len);
-	CHECK(c[5] == (int)(cuda_runtime_tid_cbids_len + cuda_driver_tid_cbids_len));
+	CHECK(c[5] == 0);
+	CHECK_CONTAINS(logbuf, "threads by OS id");
 	CHECK(fk.enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
 	CHECK(fk.enabled(CUPTI_ACTIVITY_KIND_RUNTIME) && fk.enabled(CUPTI_ACTIVITY_KIND_DRIVER));
 	CHECK(fk.enabled(CUPTI_ACTIVITY_KIND_MEMCPY) && fk.enabled(CUPTI_ACTIVITY_KIND_MEMSET));
@@ -310,6 +328,9 @@ static void test_delivery(void)
 	CHECK_STR(infos.uuid[0], "GPU-00000000-0000-0000-0000-000000000001");
 	CHECK(acts.n == 1);   /* the NCCL kernel is a collective only */
 	CHECK_STR(acts.name[0], "square(float*, int)");
+	/* CUPTI's clock mapped onto CLOCK_MONOTONIC by offset */
+	uint64_t mono = raw_clock_ns(CLOCK_MONOTONIC);
+	CHECK(acts.ts[0] <= mono && mono - acts.ts[0] < 1000000000ull);
 	CHECK(acts.v[0].correlation == 10 && acts.v[0].block[0] == 128 && acts.v[0].stream == 7);
 	CHECK(colls.n == 1 && colls.v[0].op == RAW_COLL_ALLGATHER && colls.v[0].rank == 1);
 	CHECK(apis.n == 1);   /* cudaGetDevice is noise */
@@ -348,7 +369,7 @@ static void test_pause_resume(void)
 	dev_backend_cuda.flush();
 	CHECK(apis.n == 2);
 	CHECK_STR(apis.name[1], "cuLaunchKernel");
-	CHECK(apis.v[1].tid == -0x77 && apis.v[1].domain == RAW_API_DRIVER);
+	CHECK(apis.v[1].tid == 0x77 && apis.v[1].domain == RAW_API_DRIVER);   /* an OS tid */
 }
 
 static void test_nvtx(void)
@@ -369,6 +390,7 @@ static void test_stop(void)
 	dev_backend_cuda.stop();
 	fk.counts(c);
 	CHECK(c[1] == 1);                                 /* unsubscribed */
+	CHECK(fk.tid_type() == CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT);   /* as found */
 	CHECK(c[7] == CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  /* the last flush was forced */
 	CHECK(acts.n == 3);                               /* ... and delivered */
 	CHECK(!fk.enabled(CUPTI_ACTIVITY_KIND_RUNTIME) && !fk.enabled(CUPTI_ACTIVITY_KIND_DEVICE));
@@ -427,6 +449,45 @@ static void child_13_0_0(void)
 	dev_backend_cuda.stop();
 }
 
+/* A CUPTI that cannot name threads by OS id: callbacks on the launch,
+ * copy and sync APIs teach each thread's tid; a thread never seen there
+ * keeps CUPTI's id, negated. */
+static void child_pthread_ids(void)
+{
+	int c[8];
+	setenv("FAKE_CUPTI_NO_TID_TYPE", "1", 1);
+	load_fake();
+	CHECK(InitializeInjection() == 1 && start_rc == 0);
+	fk.counts(c);
+	CHECK(c[5] == (int)(cuda_runtime_tid_cbids_len + cuda_driver_tid_cbids_len));
+	CHECK_CONTAINS(logbuf, "threads by callbacks");
+	pthread_t t;
+	pthread_create(&t, NULL, worker, NULL);
+	pthread_join(t, NULL);
+	CHECK(worker_cupti_tid == (uint32_t)(uintptr_t)t);
+	push_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+		 worker_cupti_tid, 10);
+	push_api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 0x77, 11);
+	dev_backend_cuda.flush();
+	CHECK(apis.n == 2 && apis.v[0].tid == worker_tid && apis.v[1].tid == -0x77);
+	dev_backend_cuda.stop();
+}
+
+/* Device activity off (--activities CPU): CUPTI is held, nothing traced. */
+static void child_hold(void)
+{
+	int c[8];
+	unsetenv(PROF_AGENT_DEVICE);
+	load_fake();
+	CHECK(InitializeInjection() == 1);
+	CHECK(start_rc == 1);   /* the backend never started */
+	fk.counts(c);
+	CHECK(c[0] == 1 && c[1] == 0 && c[5] == 0);
+	CHECK(!fk.enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) &&
+	      !fk.enabled(CUPTI_ACTIVITY_KIND_RUNTIME));
+	CHECK_CONTAINS(logbuf, "CUPTI held so that torch's profiler records CPU operators only");
+}
+
 static void child_old(void)
 {
 	setenv("FAKE_CUPTI_VERSION", "12", 1);
@@ -440,6 +501,8 @@ int main(void)
 	CHECK(in_child(child_busy));
 	CHECK(in_child(child_13_0_0));
 	CHECK(in_child(child_old));
+	CHECK(in_child(child_pthread_ids));
+	CHECK(in_child(child_hold));
 	load_fake();
 	test_start();
 	test_delivery();

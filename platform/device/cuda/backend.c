@@ -47,12 +47,12 @@ static struct {
 	int injected;                 /* InitializeInjection has run */
 	int paused;
 	int pid;
-	int clock_mono;               /* CUPTI reports CLOCK_MONOTONIC itself */
 	int64_t offset;               /* else: monotonic - CUPTI clock */
 	const struct cupti_api *api;
 	CUpti_SubscriberHandle sub;
 	int subscribed;               /* sub is held (see cuda_subscribe) */
 	int os_tids;                  /* CUPTI names threads by OS tid (set by us) */
+	uint64_t skip;                /* kinds left off (PROF_CUDA_SKIP_KINDS) */
 	struct cuda_conv conv;        /* under the sink lock */
 	uint64_t buffers, dropped;
 } cuda = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -70,11 +70,6 @@ static const CUpti_ActivityKind cuda_always[] = {
 };
 #define CUDA_COUNT(a) (sizeof (a) / sizeof (a)[0])
 
-static uint64_t CUPTIAPI cuda_clock(void)
-{
-	return raw_clock_ns(CLOCK_MONOTONIC);
-}
-
 /* CUPTI 13.0.0 may deadlock when kernel tracing is switched off (fixed in
  * 13.0 Update 1): there it stays on, and the converter drops kernels that
  * started between windows. */
@@ -83,11 +78,39 @@ static int cuda_keeps_kernels(void)
 	return cuda.api->version == CUPTI_VERSION_13_0_0;
 }
 
+/* PROF_CUDA_SKIP_KINDS (a diagnostic, test/gpu/README): traced kinds
+ * left off, by name, to learn what each costs the program. */
+static uint64_t cuda_skip_kinds(void)
+{
+	static const struct { const char *name; CUpti_ActivityKind kind; } names[] = {
+		{ "KERNEL", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL },
+		{ "MEMCPY", CUPTI_ACTIVITY_KIND_MEMCPY }, { "MEMCPY2", CUPTI_ACTIVITY_KIND_MEMCPY2 },
+		{ "MEMSET", CUPTI_ACTIVITY_KIND_MEMSET }, { "RUNTIME", CUPTI_ACTIVITY_KIND_RUNTIME },
+		{ "DRIVER", CUPTI_ACTIVITY_KIND_DRIVER },
+		{ "SYNCHRONIZATION", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
+		{ "MEMORY2", CUPTI_ACTIVITY_KIND_MEMORY2 }, { "MARKER", CUPTI_ACTIVITY_KIND_MARKER },
+		{ "OVERHEAD", CUPTI_ACTIVITY_KIND_OVERHEAD },
+	};
+	const char *e = getenv("PROF_CUDA_SKIP_KINDS");
+	uint64_t mask = 0;
+	for (const char *p = e; p && *p; p += strcspn(p, ","), p += *p == ',') {
+		size_t len = strcspn(p, ",");
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			if (strlen(names[i].name) == len && strncmp(p, names[i].name, len) == 0)
+				mask |= 1ull << ((unsigned)names[i].kind & 63);
+	}
+	if (mask)
+		agent_log("cuda: PROF_CUDA_SKIP_KINDS=%s: those kinds are not traced", e);
+	return mask;
+}
+
 /* A kind this CUPTI lacks is said once, not at every window. */
 static void cuda_enable(const CUpti_ActivityKind *k, size_t n)
 {
 	static uint64_t said;
 	for (size_t i = 0; i < n; i++) {
+		if (cuda.skip & (1ull << ((unsigned)k[i] & 63)))
+			continue;
 		CUptiResult r = cuda.api->ActivityEnable(k[i]);
 		uint64_t bit = 1ull << ((unsigned)k[i] & 63);
 		if (r != CUPTI_SUCCESS && !(said & bit)) {
@@ -310,23 +333,16 @@ static void cuda_release(void)
 	cuda.subscribed = 0;
 }
 
-/* CUPTI's clock onto CLOCK_MONOTONIC: the callback when CUPTI takes one
- * (11.6+; 13.3 multi-subscriber mode refuses it), else an offset from a
- * pair read back to back, refreshed at every flush (both are CPU clocks:
- * CUPTI's default is CLOCK_REALTIME, which NTP may step). */
-static void cuda_set_clock(void)
-{
-	const struct cupti_api *a = cuda.api;
-	cuda.clock_mono = a->ActivityRegisterTimestampCallback &&
-			  a->ActivityRegisterTimestampCallback(cuda_clock) == CUPTI_SUCCESS;
-	if (!cuda.clock_mono)
-		agent_log("cuda: no CUPTI timestamp callback; mapping CUPTI's clock by offset");
-}
-
+/* CUPTI's clock onto CLOCK_MONOTONIC: an offset from a pair read back
+ * to back, refreshed at every flush (both are CPU clocks; CUPTI's follows
+ * CLOCK_REALTIME, which NTP may step). Not CUPTI's timestamp callback:
+ * CUPTI then calls it for every timestamp it takes, on the program's
+ * thread, and on an H100 (torch 2.11, an MLP's 1.5 ms step) that alone
+ * cost 10% of the step; the offset costs nothing per record. */
 static void cuda_refresh_offset(void)
 {
 	uint64_t t = 0, m1 = raw_clock_ns(CLOCK_MONOTONIC);
-	if (cuda.clock_mono || cuda.api->GetTimestamp(&t) != CUPTI_SUCCESS || !t)
+	if (cuda.api->GetTimestamp(&t) != CUPTI_SUCCESS || !t)
 		return;
 	uint64_t m2 = raw_clock_ns(CLOCK_MONOTONIC);
 	__atomic_store_n(&cuda.offset, (int64_t)(m1 / 2 + m2 / 2) - (int64_t)t, __ATOMIC_RELAXED);
@@ -378,7 +394,7 @@ static int cuda_setup(void)
 	if (rc)
 		return rc;
 	cuda_thread_ids();
-	cuda_set_clock();
+	cuda.skip = cuda_skip_kinds();
 	cuda_refresh_offset();
 	CUptiResult r = CUPTI_ERROR_UNKNOWN;
 	if ((rc = cuda_pool_init(cuda.api->version)) == 0 &&

@@ -97,8 +97,6 @@ static const struct { const char *name; size_t off; int required; } cupti_syms[]
 	  offsetof(struct cupti_api, ActivityGetNumDroppedRecords), 1 },
 	{ "cuptiActivityFlushAll", offsetof(struct cupti_api, ActivityFlushAll), 1 },
 	{ "cuptiSubscribe_v2", offsetof(struct cupti_api, Subscribe_v2), 0 },
-	{ "cuptiActivityRegisterTimestampCallback",
-	  offsetof(struct cupti_api, ActivityRegisterTimestampCallback), 0 },
 	{ "cuptiActivityEnableRuntimeApi", offsetof(struct cupti_api, ActivityEnableRuntimeApi), 0 },
 	{ "cuptiActivityEnableDriverApi", offsetof(struct cupti_api, ActivityEnableDriverApi), 0 },
 	{ "cuptiSetThreadIdType", offsetof(struct cupti_api, SetThreadIdType), 0 },

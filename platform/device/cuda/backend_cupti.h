@@ -32,7 +32,6 @@ struct cupti_api {
 	__typeof__(cuptiActivityFlushAll) *ActivityFlushAll;
 	/* Optional: NULL in older CUPTI. */
 	__typeof__(cuptiSubscribe_v2) *Subscribe_v2;                        /* 13.0 */
-	__typeof__(cuptiActivityRegisterTimestampCallback) *ActivityRegisterTimestampCallback;
 	__typeof__(cuptiActivityEnableRuntimeApi) *ActivityEnableRuntimeApi; /* 12.5 */
 	__typeof__(cuptiActivityEnableDriverApi) *ActivityEnableDriverApi;
 	__typeof__(cuptiSetThreadIdType) *SetThreadIdType;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cupti.h>
 
@@ -25,11 +26,14 @@ static void (*push)(const void *, size_t);
 static void (*api_call)(CUpti_CallbackDomain, CUpti_CallbackId);
 static void (*drop)(size_t);
 
+static CUptiResult (*cupti_now)(uint64_t *);
+
+/* Records are stamped on CUPTI's clock, as a real CUPTI stamps them. */
 static uint64_t now(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+	uint64_t t = 0;
+	cupti_now(&t);
+	return t;
 }
 
 static void sym(void *h, const char *name, void *slot)
@@ -42,8 +46,14 @@ static void sym(void *h, const char *name, void *slot)
 	memcpy(slot, &f, sizeof f);
 }
 
+static int (*tid_type)(void);
+
+/* The thread id CUPTI puts in a record: the OS tid once the backend asked
+ * for CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM, else pthread_self()'s low bits. */
 static uint32_t self_id(void)
 {
+	if (tid_type() == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)
+		return (uint32_t)gettid();
 	return (uint32_t)(uintptr_t)pthread_self();
 }
 
@@ -156,6 +166,8 @@ int main(int argc, char **argv)
 	sym(h, "fake_cupti_push", &push);
 	sym(h, "fake_cupti_api_call", &api_call);
 	sym(h, "fake_cupti_drop", &drop);
+	sym(h, "cuptiGetTimestamp", &cupti_now);
+	sym(h, "fake_cupti_tid_type", &tid_type);
 	int (*init)(void);
 	sym(RTLD_DEFAULT, "InitializeInjection", &init);   /* cuInit's part */
 	if (init() != 1)

@@ -7,9 +7,11 @@
  * the backend asked for through the fake_cupti_* functions.
  *   FAKE_CUPTI_BUSY=1       cuptiSubscribe* fail with error 39
  *   FAKE_CUPTI_VERSION=N    cuptiGetVersion's answer (default 130001)
+ *   FAKE_CUPTI_NO_TID_TYPE=1  cuptiSetThreadIdType fails (threads by pthread id)
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cupti.h>
 
@@ -19,6 +21,7 @@
 static struct {
 	CUpti_CallbackFunc callback;
 	int subscribed, unsubscribed, ts_callback;
+	int tid_type;                         /* cuptiSetThreadIdType's last */
 	uint32_t enabled[64];                 /* activity kinds currently on */
 	int runtime_off, driver_off;          /* per-API disables asked for */
 	int callbacks_on;                     /* cbids enabled for callbacks */
@@ -85,9 +88,17 @@ EXPORT CUptiResult cuptiEnableCallback(uint32_t on, CUpti_SubscriberHandle h,
 	return CUPTI_SUCCESS;
 }
 
+/* CUPTI's clock is not CLOCK_MONOTONIC (it follows CLOCK_REALTIME): here
+ * the monotonic clock moved by a fixed epoch, so that a backend which took
+ * CUPTI's timestamps for monotonic ones would be off by days. Records are
+ * stamped on this clock by their makers (fake_cuda_app, the unit test). */
+#define FAKE_CUPTI_EPOCH_NS (400000ull * 1000000000ull)
+
 EXPORT CUptiResult cuptiGetTimestamp(uint64_t *t)
 {
-	*t = 12345;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	*t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + FAKE_CUPTI_EPOCH_NS;
 	return CUPTI_SUCCESS;
 }
 
@@ -103,6 +114,16 @@ EXPORT CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbac
 {
 	fake.ts_callback = f != NULL;
 	return f ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
+}
+
+/* FAKE_CUPTI_NO_TID_TYPE=1: a CUPTI that cannot name threads by OS id. */
+EXPORT CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)
+{
+	const char *no = getenv("FAKE_CUPTI_NO_TID_TYPE");
+	if (no && *no == '1')
+		return CUPTI_ERROR_NOT_SUPPORTED;
+	fake.tid_type = (int)type;
+	return CUPTI_SUCCESS;
 }
 
 EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind k)
@@ -211,6 +232,8 @@ EXPORT void fake_cupti_api_call(CUpti_CallbackDomain d, CUpti_CallbackId cbid)
 EXPORT void fake_cupti_drop(size_t n) { fake.dropped += n; }
 EXPORT int fake_cupti_enabled(CUpti_ActivityKind k) { return fake.enabled[k]; }
 EXPORT void *fake_cupti_nvtx_arg(void) { return fake.nvtx_arg; }
+
+EXPORT int fake_cupti_tid_type(void) { return fake.tid_type; }
 
 EXPORT void fake_cupti_counts(int out[8])
 {

@@ -101,8 +101,9 @@ class Collector:
         if self.aside:
             return
         self.aside = True
-        msg = ("the program starts a profiler of its own (%s): prof stepped aside, operators are "
-               "no longer collected in this process; steps are still recorded" % what)
+        msg = ("notice: the program starts a profiler of its own (%s): prof stepped aside, "
+               "operators are no longer collected in this process; steps are still recorded"
+               % what)
         if self.running and threading.get_ident() == self.owner:
             self._stop(send=True)
         elif self.running:

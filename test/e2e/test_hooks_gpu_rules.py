@@ -1,0 +1,112 @@
+"""The Python hooks' rules that a real GPU with torch 2.x taught
+(test/gpu/README), checked without either: which profiler starts ask for
+device activity, Kineto's log level put back after prof's first start,
+device events kept out of the operators, torch threads onto OS threads."""
+import os
+import sys
+import types
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "share", "prof", "python"))
+from _prof_hooks import aside, ops  # noqa: E402
+
+
+class Activity:
+    """torch._C._profiler.ProfilerActivity's members print as
+    'ProfilerActivity.CUDA' and have .name 'CUDA'."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+class DeviceType:
+    """torch's DeviceType enum: members are instances with the class's CPU."""
+
+
+DeviceType.CPU, DeviceType.CUDA = DeviceType(), DeviceType()
+
+
+class Event:
+    def __init__(self, dev):
+        self.dev = dev
+
+    def device_type(self):
+        return self.dev
+
+
+class DeviceActivity(unittest.TestCase):
+    def test_cuda_asked(self):
+        cfg = object()
+        self.assertTrue(aside.device_activity((cfg, {Activity("CPU"), Activity("CUDA")}), {}))
+        self.assertTrue(aside.device_activity((cfg,), {"activities": [Activity("XPU")]}))
+
+    def test_cpu_only_or_legacy(self):
+        self.assertFalse(aside.device_activity((object(), {Activity("CPU")}), {}))
+        self.assertFalse(aside.device_activity((object(),), {}))   # _enable_profiler_legacy
+        self.assertFalse(aside.device_activity((object(), 3), {}))  # not a set: no guess
+
+    def test_watch_calls_back_first_and_passes_ours(self):
+        calls = []
+
+        Mod = types.ModuleType("torch.autograd")
+
+        def _prepare_profiler(cfg, acts):
+            calls.append("torch")
+            return "prepared"
+
+        Mod._prepare_profiler = _prepare_profiler
+
+        aside._watch(Mod, "_prepare_profiler", lambda what, dev: calls.append((what, dev)))
+        self.assertEqual(Mod._prepare_profiler(None, {Activity("CUDA")}), "prepared")
+        self.assertEqual(calls, [("torch.autograd._prepare_profiler", True), "torch"])
+        aside.ours.on = True
+        try:
+            Mod._prepare_profiler(None, {Activity("CUDA")})
+        finally:
+            aside.ours.on = False
+        self.assertEqual(calls[-1], "torch")   # prof's own start: no callback
+        aside._watch(Mod, "_prepare_profiler", None)   # wrapped once only
+        self.assertTrue(Mod._prepare_profiler._prof_watch)
+
+
+class KinetoQuiet(unittest.TestCase):
+    def test_put_back(self):
+        os.environ.pop("KINETO_LOG_LEVEL", None)
+        q = ops._KinetoQuiet()
+        self.assertEqual(os.environ.get("KINETO_LOG_LEVEL"), "3")
+        q.restore()
+        self.assertNotIn("KINETO_LOG_LEVEL", os.environ)
+
+    def test_program_choice_kept(self):
+        os.environ["KINETO_LOG_LEVEL"] = "0"
+        try:
+            ops._KinetoQuiet().restore()
+            self.assertEqual(os.environ.get("KINETO_LOG_LEVEL"), "0")
+        finally:
+            os.environ.pop("KINETO_LOG_LEVEL", None)
+
+
+class DeviceEvents(unittest.TestCase):
+    def test_kernels_are_not_operators(self):
+        test = ops._device_event_test(Event(DeviceType.CPU))
+        self.assertFalse(test(Event(DeviceType.CPU)))
+        self.assertTrue(test(Event(DeviceType.CUDA)))
+
+    def test_old_torch(self):
+        self.assertIsNone(ops._device_event_test(object()))
+
+
+class Threads(unittest.TestCase):
+    def test_os_tid_from_torch(self):
+        logged = []
+        c = ops.Collector.__new__(ops.Collector)
+        c.agent = type("A", (), {"log": staticmethod(logged.append)})()
+        self.assertEqual(c._os_tid(3, 710), 710)
+        self.assertEqual(logged, ["torch thread 3 is OS thread 710"])
+        self.assertEqual(c._os_tid(3, 0), -3)          # torch 1.13: unknown
+        self.assertEqual(c._os_tid(4, 1 << 40), -4)    # not a tid
+
+
+if __name__ == "__main__":
+    unittest.main()
