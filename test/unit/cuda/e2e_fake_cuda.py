@@ -83,6 +83,14 @@ class FakeCudaTest(ProfTestCase):
         self.assertEqual(len(ranges), STEPS)
         self.assertTrue(all(abs(float(e["dur"]) - 120.0) < 0.01 for e in ranges))
         self.assertEqual(ranges[0]["tid"], main_tid)
+        # threads by OS id: the main thread's is the pid
+        self.assertEqual(main_tid, ranges[0]["pid"])
+        # a graph replay's kernels, all joined to the one launch by its correlation
+        graph = [e for e in events(t, "X", "kernel") if e["name"].startswith("graph_k")]
+        self.assertEqual(len(graph), 2 * STEPS)
+        launches = {e["args"]["correlation"] for e in events(t, "X", "cuda_runtime", "cudaGraphLaunch")}
+        self.assertEqual(len(launches), STEPS)
+        self.assertTrue(all(e["args"]["correlation"] in launches for e in graph), graph[:2])
 
         props = t.get("deviceProperties", [])
         self.assertTrue(any(p["name"] == "Fake GPU" and p["numSms"] == 132 for p in props), props)

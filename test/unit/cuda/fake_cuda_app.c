@@ -134,6 +134,11 @@ static void step(int i)
 	    t + 13 * US, 4 * US, corr + 4);
 	kernel("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", t + 60 * US,
 	       30 * US, corr + 4, 8);
+	/* a CUDA graph replay: its kernels share the launch's correlation id */
+	api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+	    t + 18 * US, 6 * US, corr + 6);
+	kernel("graph_k0", t + 91 * US, 5 * US, corr + 6, 7);
+	kernel("graph_k1", t + 97 * US, 5 * US, corr + 6, 7);
 	marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 100 + (uint32_t)i, t + 120 * US, NULL);
 	pthread_t th;
 	uint64_t dt = t + 20 * US;
