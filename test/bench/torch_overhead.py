@@ -13,6 +13,10 @@ torch.profiler: its stop(), after the loop). Targets: prof steps <= 1% over bare
 torch.profiler.
 
     /usr/bin/python3 test/bench/torch_overhead.py [--build build] [--runs 5] [--steps 40] [--hidden 512]
+                                                  [--detail]
+
+--detail: prof with --record-shapes --with-stack against torch.profiler with
+record_shapes=True and with_stack=True (target: prof no worse).
 """
 import argparse
 import json
@@ -45,17 +49,23 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--steps", type=int, default=40)
     ap.add_argument("--hidden", type=int, default=512)
+    ap.add_argument("--detail", action="store_true",
+                    help="prof with --record-shapes --with-stack against torch.profiler with "
+                    "record_shapes=True, with_stack=True")
     args = ap.parse_args()
     prof = os.path.join(args.build, "bin", "prof")
     train = [PYTHON, EXAMPLE, "--steps", str(args.steps), "--hidden", str(args.hidden)]
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("PROF_")}
     out_dir = tempfile.mkdtemp(prefix="torch_overhead-")
     under_prof = [prof, "run", "--no-parse", "-o", out_dir, "--"]
+    detail = ["--record-shapes", "--with-stack"] if args.detail else []
+    if args.detail:
+        under_prof = under_prof[:-1] + detail + ["--"]
     modes = [
         ("bare", train, base_env),
         ("prof steps", under_prof + train, dict(base_env, PROF_OPTIONS=json.dumps({"activities": ["DEVICE"]}))),
         ("prof operators", under_prof + train, base_env),
-        ("torch.profiler", train + ["--torch-profiler"], base_env),
+        ("torch.profiler", train + ["--torch-profiler"] + detail, base_env),
     ]
     medians = {name: [] for name, _, _ in modes}
     means = {name: [] for name, _, _ in modes}
@@ -67,8 +77,9 @@ def main():
     subprocess.run(["rm", "-rf", out_dir])
     bare = statistics.median(medians["bare"])
     bare_mean = statistics.median(means["bare"])
-    print("example training, hidden %d, %d steps, %d runs (median over runs of each run's figure)"
-          % (args.hidden, args.steps, args.runs))
+    print("example training, hidden %d, %d steps, %d runs%s (median over runs of each run's "
+          "figure)" % (args.hidden, args.steps, args.runs,
+                       ", shapes and stacks" if args.detail else ""))
     print("  %-15s %18s %18s   %s" % ("", "median step", "mean step", "medians of the runs"))
     for name, _, _ in modes:
         med = statistics.median(medians[name])

@@ -218,7 +218,8 @@ class StepPaths(unittest.TestCase):
         self.assertEqual(opt.calls, 2)
         self.assertFalse(steps.guard.on)
         self.assertEqual(len(self.log), 1)
-        self.assertIn("step hook switched off after ValueError: agent gone", self.log[0])
+        self.assertIn("the step hook stopped after ValueError: agent gone", self.log[0])
+        self.assertTrue(self.log[0].startswith("notice: "), self.log[0])   # said at the end
 
 
 class Leader(unittest.TestCase):

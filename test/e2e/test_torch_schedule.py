@@ -47,7 +47,7 @@ class Schedules(ProfTestCase, OpsFollowSteps):
         st = recorded(trace)
         self.assertEqual(step_numbers(st), expected)
         self.assertOpsOnlyInSteps(trace, st)
-        self.assertNotIn("switched off", agent_logs(run))
+        self.assertNotIn("hook stopped after", agent_logs(run))
         return trace
 
     def test_wait_warmup_active_repeat(self):

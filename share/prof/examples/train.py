@@ -14,7 +14,8 @@ worker processes; 0, the default, makes the batches in the loop),
 --batch N, --sleep-per-step SEC (a slower loop, e.g. to edit a --dynamic
 configuration while it runs), --print-every N (a line every N steps),
 --torch-profiler (wrap the loop in torch.profiler.profile(activities=[CPU])
-itself, for comparison).
+itself, for comparison; with --record-shapes / --with-stack, those options
+of it).
 """
 import argparse
 import statistics
@@ -48,6 +49,10 @@ def main():
     ap.add_argument("--sleep-per-step", type=float, default=0.0)
     ap.add_argument("--print-every", type=int, default=0)
     ap.add_argument("--torch-profiler", action="store_true")
+    ap.add_argument("--record-shapes", action="store_true",
+                    help="with --torch-profiler: its record_shapes=True")
+    ap.add_argument("--with-stack", action="store_true",
+                    help="with --torch-profiler: its with_stack=True")
     args = ap.parse_args()
 
     torch.manual_seed(0)
@@ -62,7 +67,8 @@ def main():
     profiler = None
     if args.torch_profiler:
         from torch.profiler import ProfilerActivity, profile
-        profiler = profile(activities=[ProfilerActivity.CPU])
+        profiler = profile(activities=[ProfilerActivity.CPU], record_shapes=args.record_shapes,
+                           with_stack=args.with_stack)
         profiler.start()
 
     times, loss = [], None

@@ -38,8 +38,11 @@ class Hooks:
         self.agent = agent
         self.explicit = False
         self.collector = None
-        self.ops_guard = Guard("operators", agent.log)
+        self.ops_guard = Guard("operators", agent.log, lost="operators are no longer collected "
+                               "in this process (those collected before are kept)")
         self.steps = None
+        self.backwards = None    # steps.BackwardCount, in the main process
+        self.loop_seen = False   # the training loop began: operators are collected
         self.device_said = False
 
     def install(self):
@@ -58,13 +61,21 @@ class Hooks:
                 os.register_at_fork(after_in_child=c.after_fork_in_child)
         Guard("aside", log).call(aside.watch, torch, torch.autograd.profiler,
                                  self._user_profiler)
-        self.steps = steps.Steps(self._step_ended, Guard("step", log), self._optimizer_built)
+        self.steps = steps.Steps(self._step_ended, Guard(
+            "step", log, lost="optimizer steps no longer end steps in this process"),
+            self._optimizer_built)
         optim = _module("torch.optim.optimizer")
         path = self.steps.install(optim) if optim is not None else None
+        if main:
+            self.backwards = steps.BackwardCount(
+                lambda: self._loop_begins("the first backward()"))
+            Guard("backward count", log).call(self.backwards.install, torch.autograd)
         for name in ("torch.utils.data._utils.fetch", "torch.utils.data.dataloader"):
             _module(name)
         check = self.collector.check_fork if self.collector else None
-        wrapped = data.install(self.agent, Guard("DataLoader", log), check)
+        wrapped = data.install(self.agent, Guard(
+            "DataLoader", log, lost="DataLoader ranges are no longer recorded in this process"),
+            check, self._batch_taken)
         log("installed in %s (torch %s): steps via %s; DataLoader: %s; operators: %s" % (
             "the main process" if main else "a multiprocessing child",
             getattr(torch, "__version__", "?"), path or "nothing (no known optimizer hook)",
@@ -72,11 +83,25 @@ class Hooks:
             "yes" if self.collector else
             "no (the agent has no framework stream)" if not self.agent.has_fw else "no (failed)"))
         atexit.register(self._at_exit)  # after torch's own: runs before them
-        # Step 1 may record from here on; torch's profiler belongs to the thread
-        # that starts it, so only when that is the main thread, which steps.
-        if self.collector is not None and main and \
-                threading.current_thread() is threading.main_thread():
-            self.ops_guard.call(self.collector.update)
+
+    def _loop_begins(self, why):
+        """The training loop is about to start (an optimizer was built, a
+        batch taken, a backward pass run, prof_tx.step/start called):
+        operators are collected from here on, on this thread, not from
+        `import torch`. A process that only imports torch or launches
+        others (torchrun's) never collects, and a DataLoader worker forked
+        before this point inherits no profiler session to tear down."""
+        if self.loop_seen:
+            return
+        self.loop_seen = True
+        if self.collector is not None and self.ops_guard.on:
+            self.agent.log("the training loop begins (%s): operators are collected from here"
+                           % why)
+            self.ops_guard.call(self.collector.update, False)
+
+    def _batch_taken(self):
+        if not self.loop_seen:
+            self._loop_begins("the first DataLoader batch")
 
     def _user_profiler(self, what, device):
         """The program starts a profiler of its own (aside.py)."""
@@ -92,6 +117,7 @@ class Hooks:
                         "run without --activities CPU to have it in prof's trace"))
 
     def _step_ended(self):
+        self.loop_seen = True
         if not self.explicit:
             self.agent.step()
         if self.collector is not None and self.ops_guard.on:
@@ -100,8 +126,10 @@ class Hooks:
     def _optimizer_built(self, cls_name):
         # the parse's hint (parse_model_steps.c): the loop starts after this
         self.agent.mark(("Optimizer.__init__#%s.__init__" % cls_name).encode("utf-8", "replace"))
+        self._loop_begins("%s built" % cls_name)
 
     def explicit_step(self):
+        self.loop_seen = True
         if not self.explicit:
             self.explicit = True
             self.agent.log("the program calls prof_tx.step(): optimizer steps no longer end steps")
@@ -109,15 +137,25 @@ class Hooks:
             self.ops_guard.call(self.collector.update)
 
     def recording_changed(self):
+        self.loop_seen = True
         if self.collector is not None and self.ops_guard.on:
             self.ops_guard.call(self.collector.update, False)
 
     def _at_exit(self):
         if self.collector is not None and self.ops_guard.on:
             self.ops_guard.call(self.collector.at_exit)
+        if self.collector is not None:
+            self.collector.report_unreadable()
         if self.steps is not None and self.steps.count:
             self.agent.log("%d optimizer steps ended steps in this process%s" % (
                 self.steps.count, " (then prof_tx.step() took over)" if self.explicit else ""))
+        elif self.backwards is not None and self.backwards.n and not self.explicit:
+            from .steps import in_dataloader_worker
+            if not in_dataloader_worker():
+                self.agent.log(
+                    "notice: no steps were seen: backward() ran %d times in this process but "
+                    "no torch.optim optimizer stepped (weights updated by hand?); mark each "
+                    "step with prof_tx.step()" % self.backwards.n)
 
 
 def multiprocessing_child():

@@ -45,14 +45,16 @@ def _wrap(cls, attr, name, agent, guard, before=None):
     return True
 
 
-def install(agent, guard, before_fetch=None):
-    """Returns the names of what was wrapped."""
+def install(agent, guard, before_fetch=None, before_next=None):
+    """Returns the names of what was wrapped. before_fetch runs before each
+    fetch (in workers), before_next before each batch taken."""
     done = []
     fetch = sys.modules.get("torch.utils.data._utils.fetch")
     for cls_name in ("_MapDatasetFetcher", "_IterableDatasetFetcher"):
         if _wrap(getattr(fetch, cls_name, None), "fetch", FETCH, agent, guard, before_fetch):
             done.append(cls_name + ".fetch")
     loader = sys.modules.get("torch.utils.data.dataloader")
-    if _wrap(getattr(loader, "_BaseDataLoaderIter", None), "__next__", NEXT, agent, guard):
+    if _wrap(getattr(loader, "_BaseDataLoaderIter", None), "__next__", NEXT, agent, guard,
+             before_next):
         done.append("_BaseDataLoaderIter.__next__")
     return done

@@ -84,6 +84,8 @@ class Collector:
         self.sync = None
         self.forked = False
         self.sent = 0
+        self.skipped = 0         # operators torch could not hand over
+        self.no_stack = 0        # ... whose call stack was not valid UTF-8
         self._names = {}
         self._types = {}
         self._tids = {}          # torch thread id -> OS tid (negated torch id: unknown)
@@ -292,75 +294,109 @@ class Collector:
         stack_on = bool(self.detail & A.STACK)
 
         recs = []
-        memory = 0
+        memory = skipped = 0
         for e in events:
             if e is sync:
                 continue
-            s, t = times(e)
-            s += offset
-            if s < keep_from:
+            try:   # one event torch cannot hand over must not cost the others
+                s, t = times(e)
+                s += offset
+                if s < keep_from:
+                    continue
+                if on_device is not None and on_device(e):
+                    continue
+                name = e.name()
+            except Exception:
+                skipped += 1
                 continue
-            if on_device is not None and on_device(e):
-                continue
-            name = e.name()
             if name == MEMORY_EVENT:
                 memory += 1
                 continue
             recs.append((s, -(t + offset), e, name))
         recs.sort(key=lambda r: (r[0], r[1]))
 
-        names, types_cache = self._names, self._types
         fw_op = self.agent.fw_op
         stacks = {}  # torch thread id -> [(end, backward)]
         sent = failed = 0
+        no_stack = self.no_stack
         for s, neg_end, e, name in recs:
-            end = -neg_end
-            tid = e.start_thread_id()
-            os_tid = tids.get(tid)
-            if os_tid is None:
-                os_tid = tids[tid] = self._os_tid(tid, e.device_resource_id() if resource else 0)
-            st = stacks.get(tid)
-            if st is None:
-                st = stacks[tid] = []
-            while st and end > st[-1][0]:
-                st.pop()
-            scope = e.scope()
-            bwd = scope == SCOPE_BACKWARD or name.startswith(BACKWARD_PREFIX) or \
-                bool(st and st[-1][1])
-            st.append((end, bwd))
-            flags = (A.OP_BACKWARD if bwd else 0) | (A.OP_USER if scope == SCOPE_USER else 0)
-            bname = names.get(name)
-            if bname is None:
-                bname = names[name] = name.encode("utf-8", "replace")
-            shapes = types = stack = None
-            if shapes_on:
-                sh = e.shapes()
-                if sh:
-                    shapes = str(sh).encode()  # lists of ints: Python's repr is JSON
-                    dt = tuple(e.dtypes())
-                    types = types_cache.get(dt)
-                    if types is None:
-                        types = types_cache[dt] = json.dumps(list(dt)).encode()
-            if stack_on:
-                frames = e.stack()
-                if frames:
-                    stack = ";".join(frames).encode("utf-8", "replace")
-            fwd = e.fwd_thread_id()
-            if fwd:
-                fwd = tids.get(fwd, -fwd)
-            if fw_op(os_tid, s, end, bname, shapes, types, stack,
-                     flags, e.sequence_nr(), fwd) == 0:
+            try:
+                r = self._convert(e, name, s, -neg_end, tids, stacks, resource, shapes_on,
+                                  stack_on)
+            except Exception:
+                skipped += 1
+                continue
+            if fw_op(*r) == 0:
                 sent += 1
             else:
                 failed += 1
         self.sent += sent
+        self.skipped += skipped
+        no_stack = self.no_stack - no_stack
         msg = "operators: %d sent in %.1f ms" % (sent, (time.monotonic_ns() - t_begin) / 1e6)
         if failed:
             msg += ", %d refused by the agent" % failed
+        if skipped:
+            msg += ", %d unreadable (left out)" % skipped
+        if no_stack:
+            msg += ", %d with a call stack that is not UTF-8 (kept without it)" % no_stack
         if memory:
             msg += ", %d memory events not kept (no record for them yet)" % memory
         self.agent.log(msg)
 
+    def _convert(self, e, name, s, end, tids, stacks, resource, shapes_on, stack_on):
+        """One operator's fw_op arguments. A call stack that is not valid
+        UTF-8 (torch decodes it and raises: torchvision's operators at
+        import make such) is left out and counted; the operator is kept."""
+        names, types_cache = self._names, self._types
+        tid = e.start_thread_id()
+        os_tid = tids.get(tid)
+        if os_tid is None:
+            os_tid = tids[tid] = self._os_tid(tid, e.device_resource_id() if resource else 0)
+        st = stacks.get(tid)
+        if st is None:
+            st = stacks[tid] = []
+        scope = e.scope()
+        while st and end > st[-1][0]:
+            st.pop()
+        bwd = scope == SCOPE_BACKWARD or name.startswith(BACKWARD_PREFIX) or \
+            bool(st and st[-1][1])
+        st.append((end, bwd))
+        flags = (A.OP_BACKWARD if bwd else 0) | (A.OP_USER if scope == SCOPE_USER else 0)
+        bname = names.get(name)
+        if bname is None:
+            bname = names[name] = name.encode("utf-8", "replace")
+        shapes = types = stack = None
+        if shapes_on:
+            sh = e.shapes()
+            if sh:
+                shapes = str(sh).encode()  # lists of ints: Python's repr is JSON
+                dt = tuple(e.dtypes())
+                types = types_cache.get(dt)
+                if types is None:
+                    types = types_cache[dt] = json.dumps(list(dt)).encode()
+        if stack_on:
+            try:
+                frames = e.stack()
+            except UnicodeDecodeError:
+                frames = None
+                self.no_stack += 1
+            if frames:
+                stack = ";".join(frames).encode("utf-8", "replace")
+        fwd = e.fwd_thread_id()
+        if fwd:
+            fwd = tids.get(fwd, -fwd)
+        return (os_tid, s, end, bname, shapes, types, stack, flags, e.sequence_nr(), fwd)
+
+    def report_unreadable(self):
+        """At exit: what torch could not hand over, said once per process."""
+        if self.skipped:
+            self.agent.log("notice: %d operators could not be read from torch's profiler and "
+                           "were left out (the others are kept)" % self.skipped)
+        if self.no_stack:
+            self.agent.log("notice: %d operators had a Python call stack that is not valid "
+                           "UTF-8 (torchvision's imports make such): kept without their stack"
+                           % self.no_stack)
 
 class _KinetoQuiet:
     """Kineto sets its log level from KINETO_LOG_LEVEL when it initialises,

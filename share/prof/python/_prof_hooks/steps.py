@@ -196,3 +196,32 @@ class Steps:
             frames.pop()
         if not frames:
             self._top_level(opt)
+
+
+class BackwardCount:
+    """Counts backward passes (torch.autograd.backward, which
+    Tensor.backward calls): a process that runs them and never steps a
+    torch.optim optimizer updates its weights by hand, and prof sees no
+    steps unless the program marks them; the hooks say so at exit."""
+
+    def __init__(self, on_first=None):
+        self.n = 0
+        self.on_first = on_first   # called at the first backward pass
+
+    def install(self, autograd):
+        orig = getattr(autograd, "backward", None)
+        if orig is None or getattr(orig, "_prof_count", False):
+            return False
+        count = self
+
+        @functools.wraps(orig)
+        def backward(*args, **kwargs):
+            count.n += 1
+            if count.n == 1 and count.on_first is not None:
+                count.on_first()
+            return orig(*args, **kwargs)
+
+        backward._prof_count = True
+        autograd.backward = backward
+        return True
+

@@ -1,0 +1,86 @@
+"""prof on programs written the way PyTorch users write them (issue 17):
+torchvision's FakeData through forked DataLoader workers with shapes and
+stacks, and a model trained by hand with no optimizer. What is checked is
+what a user meets first: the program's output and status unchanged, the
+operators there, steps right, and anything prof could not do said at the
+end of the run."""
+import collections
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proftest import PROF, PYTHON, SRC, ProfTestCase, Run, events  # noqa: E402
+
+WORKLOADS = os.path.join(SRC, "test", "workloads")
+
+
+def have(module):
+    return subprocess.run([PYTHON, "-c", "import " + module], capture_output=True).returncode == 0
+
+
+class RealProgram(ProfTestCase):
+    def prof_run(self, *args):
+        out = os.path.join(self.tmp, "out")
+        proc = subprocess.run([PROF, "run", "-o", out, *args], capture_output=True, text=True,
+                              timeout=240)
+        return Run(proc, out)
+
+    def bare(self, *cmd):
+        return subprocess.run(list(cmd), capture_output=True, text=True, timeout=240)
+
+
+@unittest.skipUnless(have("torchvision"), "needs torchvision (python3-torchvision)")
+class TorchvisionCnn(RealProgram):
+    STEPS = 6
+
+    def test_cnn_fakedata_workers_shapes_stacks(self):
+        cmd = [PYTHON, os.path.join(WORKLOADS, "torch_cnn_fakedata.py"), "--steps",
+               str(self.STEPS), "--workers", "2"]
+        run = self.prof_run("--record-shapes", "--with-stack", "--", *cmd)
+        self.assertEqual(run.rc, 0, run.stderr)
+        self.assertEqual(run.stdout, self.bare(*cmd).stdout)   # the program's own output
+        self.assertNotIn("hook stopped", run.stderr)
+        t = run.trace()
+        ops = collections.Counter(e["name"] for e in events(t, ph="X", cat="cpu_op"))
+        # 6 training steps of 2 convolutions, then 2 evaluation batches
+        self.assertEqual(ops["aten::conv2d"], 2 * (self.STEPS + 2), ops.most_common(8))
+        convs = events(t, ph="X", cat="cpu_op", name="aten::conv2d")
+        self.assertTrue(all(e["args"].get("Input Dims") for e in convs))
+        self.assertTrue(any("torch_cnn_fakedata.py" in "".join(e["args"].get("Call stack", ""))
+                            for e in convs), convs[0]["args"])
+        steps = [e for e in events(t, ph="X") if e["name"].startswith("ProfilerStep#")]
+        self.assertEqual(len(steps), self.STEPS)
+        fetch = collections.Counter(e["pid"] for e in events(t, ph="X", name="DataLoader fetch"))
+        # 2 workers for the training epoch, 2 for the evaluation, under their own pids
+        self.assertEqual(len(fetch), 4, fetch)
+        self.assertNotIn(steps[0]["pid"], fetch)
+        # operators from the training loop on: none before the optimizer was built
+        built = events(t, ph="i", name="Optimizer.__init__#SGD.__init__")
+        self.assertEqual(len(built), 1)
+        self.assertFalse([e for e in convs if float(e["ts"]) < float(built[0]["ts"])])
+
+
+class ManualSgd(RealProgram):
+    def test_no_optimizer_is_said(self):
+        cmd = [PYTHON, os.path.join(WORKLOADS, "torch_manual_sgd.py"), "6"]
+        run = self.prof_run("--", *cmd)
+        self.assertEqual(run.rc, 0, run.stderr)
+        self.assertEqual(run.stdout, self.bare(*cmd).stdout)
+        notes = [ln for ln in run.stderr.splitlines() if ln.startswith("prof: note")]
+        self.assertEqual(len(notes), 1, run.stderr)
+        self.assertIn("no steps were seen: backward() ran 6 times", notes[0])
+        self.assertIn("prof_tx.step()", notes[0])
+        st = subprocess.run([PROF, "stats", run.run_dir], capture_output=True, text=True,
+                            timeout=60)
+        self.assertIn("Steps: none were seen", st.stdout)
+        self.assertNotIn("average 0.000", st.stdout)
+        self.assertIn("Note: no steps were seen", st.stdout)
+        # the operators of the hand-written loop are there all the same
+        ops = events(run.trace(), ph="X", cat="cpu_op", name="aten::mm")
+        self.assertGreaterEqual(len(ops), 6)
+
+
+if __name__ == "__main__":
+    unittest.main()
