@@ -649,6 +649,14 @@ static void overview_text(struct ctx *c, const struct stats_step_summary *sum,
 	int d = unit_decimals[c->unit];
 	overview_split(sum, split);
 	tline(c, "Run: %s", c->dir);
+	if (!sum->steps) {
+		/* not "average 0.000 ms": there is no step to average */
+		tline(c, "Steps: none were seen (mark each step with prof_tx.step(), or see "
+		      "the notes)");
+		overview_lost(c, rec);
+		tline(c, "%s", "");
+		return;
+	}
 	tline(c, "Steps: %zu   total %s %s   average %s %s   median %s %s", sum->steps,
 	      stats_fmt_num(conv(c, sum->total), d, 16, a, sizeof(a)), unit(c),
 	      stats_fmt_num(conv(c, sum->avg), d, 16, b, sizeof(b)), unit(c),
