@@ -34,6 +34,8 @@ void model_on_op(struct parse_model *m, struct parse_stream *s);
  * built (steps.py) and a batch taken from a DataLoader (data.py, Kineto's
  * name). Where the first step can begin. */
 #define MODEL_BUILT_PREFIX "Optimizer.__init__#"
+/* ranges prof itself opens on a program thread (the hooks' operator flush) */
+#define MODEL_OWN_PREFIX "prof::"
 #define MODEL_FETCH_NAME "enumerate(DataLoader)#_BaseDataLoaderIter.__next__"
 
 /* Names checked against a literal for every op, kernel or range: the

@@ -48,10 +48,14 @@ void model_on_push(struct parse_model *m, struct parse_stream *s)
 	t->stack[t->depth++] = (struct model_range){ name, s->ns };
 }
 
+/* Ranges named "prof::..." are prof's own work on the program's thread
+ * (the Python hooks' operator flush): category "prof", never taken for
+ * the program's annotations. */
 static void emit_range(struct parse_model *m, struct parse_stream *s,
 		       const struct model_range *r, uint64_t end_ns, int unfinished)
 {
-	out_trace_complete(m->out.trace, s->proc->pid, s->file.hdr.tid, CAT_USER, r->name,
+	const char *cat = r->name && MODEL_STARTS(r->name, MODEL_OWN_PREFIX) ? "prof" : CAT_USER;
+	out_trace_complete(m->out.trace, s->proc->pid, s->file.hdr.tid, cat, r->name,
 			   r->start_ns, end_ns, -1, unfinished);
 }
 

@@ -37,6 +37,25 @@ static uint32_t intern_opt(const char *s, uint64_t ts)
 	return s && *s ? raw_writer_intern(&fw, s, ts) : 0;
 }
 
+/* With fw_lock held and the stream open. */
+static int fw_emit(int32_t tid, uint64_t start_ns, uint64_t end_ns, const char *name,
+		   const char *shapes, const char *types, const char *stack, uint32_t flags,
+		   int64_t seq, int32_t fwd_tid)
+{
+	struct raw_op op = {
+		.end = end_ns, .tid = tid, .name_id = raw_writer_intern(&fw, name, start_ns),
+		.shapes_id = intern_opt(shapes, start_ns), .types_id = intern_opt(types, start_ns),
+		.stack_id = intern_opt(stack, start_ns), .flags = flags, .seq = seq,
+		.fwd_tid = fwd_tid,
+	};
+	return raw_writer_emit(&fw, RAW_REC_OP, start_ns, &op, sizeof op);
+}
+
+static int fw_ready(void)
+{
+	return fw.hdr || (!fw_failed && fw_open() == 0);
+}
+
 __attribute__((visibility("default")))
 int prof_fw_op(int32_t tid, uint64_t start_ns, uint64_t end_ns, const char *name,
 	       const char *shapes, const char *types, const char *stack,
@@ -45,18 +64,70 @@ int prof_fw_op(int32_t tid, uint64_t start_ns, uint64_t end_ns, const char *name
 	if (!agent.active || !name || end_ns < start_ns)
 		return -1;
 	pthread_mutex_lock(&fw_lock);
-	int rc = -1;
-	if (fw.hdr || (!fw_failed && fw_open() == 0)) {
-		struct raw_op op = {
-			.end = end_ns, .tid = tid, .name_id = raw_writer_intern(&fw, name, start_ns),
-			.shapes_id = intern_opt(shapes, start_ns), .types_id = intern_opt(types, start_ns),
-			.stack_id = intern_opt(stack, start_ns), .flags = flags, .seq = seq,
-			.fwd_tid = fwd_tid,
-		};
-		rc = raw_writer_emit(&fw, RAW_REC_OP, start_ns, &op, sizeof op);
-	}
+	int rc = fw_ready() ? fw_emit(tid, start_ns, end_ns, name, shapes, types, stack, flags,
+				      seq, fwd_tid) : -1;
 	pthread_mutex_unlock(&fw_lock);
 	return rc;
+}
+
+/* One operator in prof_fw_ops' buffer (little-endian, packed), followed by
+ * its four strings, each NUL-terminated, len[i] bytes with the NUL; 0: none
+ * (the name must be there). The Python hooks pack a flush's operators into
+ * one buffer: one call instead of one ctypes call per operator, which was
+ * half of a flush's cost on the training thread. */
+struct fw_op_head {
+	int32_t tid;
+	uint64_t start_ns, end_ns;
+	uint32_t flags;
+	int64_t seq;
+	int32_t fwd_tid;
+	uint32_t len[4];     /* name, shapes, types, stack */
+} __attribute__((packed));
+
+/* The string at *p of length n (with its NUL), or NULL; advances *p. */
+static const char *fw_take(const uint8_t **p, const uint8_t *end, uint32_t n, int *bad)
+{
+	if (!n)
+		return NULL;
+	if ((size_t)(end - *p) < n || (*p)[n - 1] != 0) {
+		*bad = 1;
+		return NULL;
+	}
+	const char *s = (const char *)*p;
+	*p += n;
+	return s;
+}
+
+/* Returns the operators written, or -1 when none could be (no agent, no
+ * stream); a malformed record ends the batch there. */
+__attribute__((visibility("default")))
+int prof_fw_ops(const void *buf, size_t len)
+{
+	if (!agent.active || !buf)
+		return -1;
+	const uint8_t *p = buf, *end = p + len;
+	int done = 0;
+	pthread_mutex_lock(&fw_lock);
+	if (!fw_ready()) {
+		pthread_mutex_unlock(&fw_lock);
+		return -1;
+	}
+	while ((size_t)(end - p) >= sizeof(struct fw_op_head)) {
+		struct fw_op_head h;
+		memcpy(&h, p, sizeof h);
+		p += sizeof h;
+		int bad = 0;
+		const char *s[4];
+		for (int i = 0; i < 4; i++)
+			s[i] = fw_take(&p, end, h.len[i], &bad);
+		if (bad || !s[0] || h.end_ns < h.start_ns)
+			break;
+		if (fw_emit(h.tid, h.start_ns, h.end_ns, s[0], s[1], s[2], s[3], h.flags, h.seq,
+			    h.fwd_tid) == 0)
+			done++;
+	}
+	pthread_mutex_unlock(&fw_lock);
+	return done;
 }
 
 __attribute__((visibility("default")))

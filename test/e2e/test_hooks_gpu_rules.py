@@ -88,10 +88,23 @@ class KinetoQuiet(unittest.TestCase):
 
 
 class DeviceEvents(unittest.TestCase):
+    def with_torch(self, cuda_started):
+        fake = types.SimpleNamespace(cuda=types.SimpleNamespace(
+            is_initialized=lambda: cuda_started))
+        saved = sys.modules.get("torch")
+        sys.modules["torch"] = fake
+        self.addCleanup(lambda: sys.modules.__setitem__("torch", saved) if saved
+                        else sys.modules.pop("torch", None))
+
     def test_kernels_are_not_operators(self):
+        self.with_torch(True)
         test = ops._device_event_test(Event(DeviceType.CPU))
         self.assertFalse(test(Event(DeviceType.CPU)))
         self.assertTrue(test(Event(DeviceType.CUDA)))
+
+    def test_no_cuda_no_test(self):
+        self.with_torch(False)   # no device events can come: not paid for
+        self.assertIsNone(ops._device_event_test(Event(DeviceType.CPU)))
 
     def test_old_torch(self):
         self.assertIsNone(ops._device_event_test(object()))

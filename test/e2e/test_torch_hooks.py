@@ -22,6 +22,7 @@ sys.path.insert(0, PYDIR)
 
 from _prof_hooks import agent as A  # noqa: E402
 from _prof_hooks.guard import Guard  # noqa: E402
+from _prof_hooks.agent import unpack_ops  # noqa: E402
 from _prof_hooks.ops import Collector  # noqa: E402
 from _prof_hooks.steps import LeaderRule, Steps  # noqa: E402
 
@@ -334,16 +335,22 @@ class FakeAgent:
     def __init__(self):
         self.flags, self.windows = 0, 0
         self.ops = []
+        self.ranges = []   # prof's own ranges on the thread: the operator flush
         self.log = Log()
 
     def state(self):
         return self.flags, self.windows
 
-    def fw_op(self, tid, start, end, name, shapes, types_, stack, flags, seq, fwd):
-        self.ops.append(dict(tid=tid, start=start, end=end, name=name.decode(),
-                             shapes=shapes and shapes.decode(), types=types_ and types_.decode(),
-                             stack=stack and stack.decode(), flags=flags, seq=seq, fwd=fwd))
-        return 0
+    def range_push(self, name):
+        self.ranges.append((name, "push"))
+
+    def range_pop(self):
+        self.ranges.append((None, "pop"))
+
+    def fw_ops(self, buf):
+        ops = unpack_ops(buf)
+        self.ops.extend(ops)
+        return len(ops)
 
 
 class CollectorWindows(unittest.TestCase):
@@ -409,6 +416,8 @@ class CollectorWindows(unittest.TestCase):
             self.step(REC, 1)
         self.assertEqual(self.prof.stops, 2)
         self.assertEqual(len(self.agent.ops), 20)
+        # each flush is prof's own range on the thread: stop, send, restart inside it
+        self.assertEqual(self.agent.ranges, [(b"prof::operators flush", "push"), (None, "pop")] * 2)
         self.coll.at_exit()
         self.assertEqual(self.names(), ["op-%d" % i for i in range(25)])
 

@@ -136,6 +136,21 @@ class Example(TorchCase):
         self.assertFalse([e for e in ops if float(e["ts"]) < float(built[0]["ts"])])
         self.assertIn("the training loop begins (SGD built)", agent_logs(self.r))
 
+    def test_flush_is_shown_as_prof_work(self):
+        # 20 steps: flushed after steps 10 and 20 (the second one ends the
+        # session at the last step or at exit), on the training thread,
+        # category "prof", not user_annotation
+        flushes = events(self.trace, ph="X", name="prof::operators flush")
+        self.assertGreaterEqual(len(flushes), 1)
+        self.assertEqual({e["cat"] for e in flushes}, {"prof"})
+        pid, steps = self.main_steps(self.trace)
+        self.assertEqual({e["tid"] for e in flushes}, {steps[0]["tid"]})
+        self.assertFalse(events(self.trace, cat="user_annotation", name="prof::operators flush"))
+        # its cost is logged, and every operator arrived
+        self.assertIn("after torch's stop took", agent_logs(self.r))
+        linear = events(self.trace, ph="X", cat="cpu_op", name="aten::linear")
+        self.assertEqual(len(linear), 3 * self.STEPS)
+
     def test_input_dims_with_record_shapes(self):
         addmm = events(self.trace, ph="X", cat="cpu_op", name="aten::addmm")
         self.assertTrue(addmm)

@@ -7,6 +7,7 @@ hooks install nothing.
 """
 import ctypes
 import os
+import struct
 
 # PROF_FW_* bits of prof_fw_state() (lib/common/agent_env.h)
 RECORDING = 0x01
@@ -23,6 +24,36 @@ OP_BACKWARD = 0x1
 OP_USER = 0x2  # a user annotation (record_function): see the report to the lead
 
 
+# prof_fw_ops' record head (platform/agent/agent_fw.c, struct fw_op_head):
+# tid, start_ns, end_ns, flags, seq, fwd_tid, then the byte lengths (NUL
+# included; 0: absent) of name, shapes, types and stack, which follow.
+OP_HEAD = struct.Struct("<iQQIqiIIII")
+
+
+def pack_op(tid, start, end, name, shapes, types, stack, flags, seq, fwd):
+    """One operator for Agent.fw_ops; the strings are bytes ending in NUL
+    (or None), the name required."""
+    return b"".join((OP_HEAD.pack(tid, start, end, flags, seq, fwd, len(name),
+                                  len(shapes) if shapes else 0, len(types) if types else 0,
+                                  len(stack) if stack else 0),
+                     name, shapes or b"", types or b"", stack or b""))
+
+
+def unpack_ops(buf):
+    """pack_op's records back, as dicts with str values (for tests)."""
+    out, at = [], 0
+    while at + OP_HEAD.size <= len(buf):
+        tid, start, end, flags, seq, fwd, *lens = OP_HEAD.unpack_from(buf, at)
+        at += OP_HEAD.size
+        strs = []
+        for n in lens:
+            strs.append(buf[at:at + n - 1].decode() if n else None)
+            at += n
+        out.append(dict(tid=tid, start=start, end=end, name=strs[0], shapes=strs[1],
+                        types=strs[2], stack=strs[3], flags=flags, seq=seq, fwd=fwd))
+    return out
+
+
 class Agent:
     def __init__(self, lib):
         self._lib = lib
@@ -34,19 +65,20 @@ class Agent:
         self.range_pop.argtypes, self.range_pop.restype = [], None
         self.mark = lib.prof_mark
         self.mark.argtypes, self.mark.restype = [ctypes.c_char_p], None
-        self.has_fw = hasattr(lib, "prof_fw_state") and hasattr(lib, "prof_fw_op")
+        self.has_fw = hasattr(lib, "prof_fw_state") and hasattr(lib, "prof_fw_ops")
         if self.has_fw:
             self._state = lib.prof_fw_state
             self._state.argtypes, self._state.restype = [], ctypes.c_uint64
-            self.fw_op = lib.prof_fw_op
-            self.fw_op.argtypes = [ctypes.c_int32, ctypes.c_uint64, ctypes.c_uint64,
-                                   ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
-                                   ctypes.c_char_p, ctypes.c_uint32, ctypes.c_int64,
-                                   ctypes.c_int32]
-            self.fw_op.restype = ctypes.c_int
+            self._fw_ops = lib.prof_fw_ops
+            self._fw_ops.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+            self._fw_ops.restype = ctypes.c_int
         self._log = getattr(lib, "prof_fw_log", None)
         if self._log is not None:
             self._log.argtypes, self._log.restype = [ctypes.c_char_p], None
+
+    def fw_ops(self, buf):
+        """Operators packed by pack_op, in one call; how many were written."""
+        return max(self._fw_ops(buf, len(buf)), 0)
 
     def state(self):
         """(PROF_FW_* flags of the step in progress, windows begun so far)."""

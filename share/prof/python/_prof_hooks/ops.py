@@ -43,16 +43,19 @@ step. A fork child drops the profiler session it inherited (its events are
 the parent's) at its first hook call.
 """
 import json
+import sys
 import threading
 import time
 
 from . import agent as A
+from .agent import pack_op
 from . import aside
 
 SYNC_NAME = "prof::clock_sync"
 SYNC_OP = "aten::empty"
 SYNC_CALLS = 8
 FLUSH_EVERY = 10
+FLUSH_RANGE = b"prof::operators flush"   # the parse shows "prof::" ranges as prof's
 SCOPE_BACKWARD = 1    # at::RecordScope::BACKWARD_FUNCTION
 SCOPE_USER = 7        # at::RecordScope::USER_SCOPE (record_function)
 MEMORY_EVENT = "[memory]"
@@ -153,12 +156,21 @@ class Collector:
         flags, windows = self.agent.state()
         rec = bool(flags & A.RECORDING)
         want = not self.aside and bool(flags & A.OPS) and bool(flags & (A.RECORDING | A.WARMUP))
+        flush = False
         if self.running:
             ended = self.recording and (not rec or windows != self.windows)
-            if not want or ended or (flags & A.DETAIL) != self.detail:
+            flush = not want or ended or (flags & A.DETAIL) != self.detail or \
+                (rec and step_ended and self.rec_steps >= FLUSH_EVERY)
+        if flush:
+            # prof's own work on the program's thread, shown as such in the
+            # trace (category "prof"), so that it is never taken for the model
+            self.agent.range_push(FLUSH_RANGE)
+            try:
                 self._stop(send=True)
-            elif rec and step_ended and self.rec_steps >= FLUSH_EVERY:
-                self._stop(send=True)
+                if want:
+                    self._start(flags & A.DETAIL)
+            finally:
+                self.agent.range_pop()
         if want and not self.running:
             self._start(flags & A.DETAIL)
         if self.running and rec:
@@ -227,18 +239,20 @@ class Collector:
 
     def _stop(self, send):
         self.running = False
+        t0 = time.monotonic_ns()
         aside.ours.on = True
         try:
             result = self._disable()
         finally:
             aside.ours.on = False
+        stop_ns = time.monotonic_ns() - t0
         if send and self.keep_from is not None:
-            self._send(result, self.keep_from)
+            self._send(result, self.keep_from, self.detail, self.native, self.sync, stop_ns)
         self.keep_from = None
         self.recording = False
 
     # --- conversion -----------------------------------------------------
-    def _offset(self, events, sync, times):
+    def _offset(self, events, sync, times, pairs):
         """ns to add to the profiler's times to get CLOCK_MONOTONIC: from the
         clock mark timed most tightly (the last SYNC_CALLS SYNC_OP events in
         the marker range, on its thread: 1.13's record_function makes one of
@@ -249,7 +263,6 @@ class Collector:
         marks = sorted((times(e) for e in events
                         if e.name() == SYNC_OP and e.start_thread_id() == tid
                         and ss <= times(e)[0] <= se), key=lambda m: m[0])[-SYNC_CALLS:]
-        pairs = self.sync
         if len(marks) != len(pairs):
             return (pairs[0][0] + pairs[-1][1]) // 2 - (ss + se) // 2
         i = min(range(len(pairs)), key=lambda k: pairs[k][1] - pairs[k][0])
@@ -267,7 +280,9 @@ class Collector:
             return resource
         return -tid
 
-    def _send(self, result, keep_from):
+    def _send(self, result, keep_from, detail, native, pairs, stop_ns):
+        """Converts one stopped session's results into the agent's stream;
+        `detail`, `native` and `pairs` are that session's."""
         t_begin = time.monotonic_ns()
         events = result.events()
         if not events:
@@ -285,13 +300,13 @@ class Collector:
         if sync is None:
             self.agent.log("operators dropped: the clock marks are missing from the profiler's results")
             return
-        offset = self._offset(events, sync, times)
+        offset = self._offset(events, sync, times, pairs)
         tids = self._tids
-        tids[sync.start_thread_id()] = self.native
+        tids[sync.start_thread_id()] = native
         on_device = _device_event_test(e0)
         resource = hasattr(e0, "device_resource_id")
-        shapes_on = bool(self.detail & A.SHAPES)
-        stack_on = bool(self.detail & A.STACK)
+        shapes_on = bool(detail & A.SHAPES)
+        stack_on = bool(detail & A.STACK)
 
         recs = []
         memory = skipped = 0
@@ -315,25 +330,22 @@ class Collector:
             recs.append((s, -(t + offset), e, name))
         recs.sort(key=lambda r: (r[0], r[1]))
 
-        fw_op = self.agent.fw_op
         stacks = {}  # torch thread id -> [(end, backward)]
-        sent = failed = 0
+        packed = []
         no_stack = self.no_stack
         for s, neg_end, e, name in recs:
             try:
-                r = self._convert(e, name, s, -neg_end, tids, stacks, resource, shapes_on,
-                                  stack_on)
+                packed.append(self._convert(e, name, s, -neg_end, tids, stacks, resource,
+                                            shapes_on, stack_on))
             except Exception:
                 skipped += 1
-                continue
-            if fw_op(*r) == 0:
-                sent += 1
-            else:
-                failed += 1
+        sent = self.agent.fw_ops(b"".join(packed)) if packed else 0
+        failed = len(packed) - sent
         self.sent += sent
         self.skipped += skipped
         no_stack = self.no_stack - no_stack
-        msg = "operators: %d sent in %.1f ms" % (sent, (time.monotonic_ns() - t_begin) / 1e6)
+        msg = "operators: %d sent in %.1f ms, after torch's stop took %.1f ms" % (
+            sent, (time.monotonic_ns() - t_begin) / 1e6, stop_ns / 1e6)
         if failed:
             msg += ", %d refused by the agent" % failed
         if skipped:
@@ -345,7 +357,7 @@ class Collector:
         self.agent.log(msg)
 
     def _convert(self, e, name, s, end, tids, stacks, resource, shapes_on, stack_on):
-        """One operator's fw_op arguments. A call stack that is not valid
+        """One operator, packed for the agent (agent.pack_op). A call stack that is not valid
         UTF-8 (torch decodes it and raises: torchvision's operators at
         import make such) is left out and counted; the operator is kept."""
         names, types_cache = self._names, self._types
@@ -365,16 +377,16 @@ class Collector:
         flags = (A.OP_BACKWARD if bwd else 0) | (A.OP_USER if scope == SCOPE_USER else 0)
         bname = names.get(name)
         if bname is None:
-            bname = names[name] = name.encode("utf-8", "replace")
+            bname = names[name] = name.encode("utf-8", "replace") + b"\0"
         shapes = types = stack = None
         if shapes_on:
             sh = e.shapes()
             if sh:
-                shapes = str(sh).encode()  # lists of ints: Python's repr is JSON
+                shapes = str(sh).encode() + b"\0"  # lists of ints: Python's repr is JSON
                 dt = tuple(e.dtypes())
                 types = types_cache.get(dt)
                 if types is None:
-                    types = types_cache[dt] = json.dumps(list(dt)).encode()
+                    types = types_cache[dt] = json.dumps(list(dt)).encode() + b"\0"
         if stack_on:
             try:
                 frames = e.stack()
@@ -382,11 +394,11 @@ class Collector:
                 frames = None
                 self.no_stack += 1
             if frames:
-                stack = ";".join(frames).encode("utf-8", "replace")
+                stack = ";".join(frames).encode("utf-8", "replace") + b"\0"
         fwd = e.fwd_thread_id()
         if fwd:
             fwd = tids.get(fwd, -fwd)
-        return (os_tid, s, end, bname, shapes, types, stack, flags, e.sequence_nr(), fwd)
+        return pack_op(os_tid, s, end, bname, shapes, types, stack, flags, e.sequence_nr(), fwd)
 
     def report_unreadable(self):
         """At exit: what torch could not hand over, said once per process."""
@@ -421,8 +433,11 @@ class _KinetoQuiet:
 def _device_event_test(e0):
     """Events of a device (kernels, copies) are not operators: torch 2.x
     returns them when Kineto traces CUDA (another tool holds CUPTI, not
-    prof). None when this torch cannot say (1.13 returns none)."""
-    if not hasattr(e0, "device_type"):
+    prof). None when this torch cannot say (1.13 returns none), or when
+    CUDA never started in this process (the test costs ~1 us an event)."""
+    torch = sys.modules.get("torch")
+    cuda = getattr(torch, "cuda", None)
+    if not hasattr(e0, "device_type") or cuda is None or not cuda.is_initialized():
         return None
     cpu = getattr(type(e0.device_type()), "CPU", None)
     if cpu is None:
