@@ -72,9 +72,11 @@ static void parse_usage(FILE *out)
 
 static void summary(const char *dir, enum parse_status st, const struct parse_report *r)
 {
-	printf("prof parse: %s: %" PRIu64 " streams, %" PRIu64 " records, %" PRIu64
-	       " steps, %" PRIu64 " operators, %" PRIu64 " trace events", dir, r->streams,
-	       r->records, r->steps, r->ops, r->events_written);
+	char steps[96];
+	parse_report_steps(r, steps, sizeof steps);
+	printf("prof parse: %s: %" PRIu64 " streams, %" PRIu64 " records, %s, %" PRIu64
+	       " operators, %" PRIu64 " trace events", dir, r->streams, r->records, steps, r->ops,
+	       r->events_written);
 	if (r->dev_tasks || r->dev_apis)
 		printf(", %" PRIu64 " device tasks, %" PRIu64 " device calls", r->dev_tasks,
 		       r->dev_apis);
@@ -309,6 +311,7 @@ int cmd_parse(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	o.progress = isatty(STDERR_FILENO) && !a.quiet;
+	o.quiet = a.quiet;
 	o.progress_after_s = parse_progress_after();
 	char *unpacked;
 	int st = parse_unpack(a.target, &unpacked);

@@ -650,9 +650,10 @@ static void run_parse(struct run_ctx *r)
 			r->rd.path);
 		return;
 	}
-	fprintf(stderr, "prof: wrote %s/PROFILER_OUTPUT (%llu events, %llu steps%s)\n",
-		r->rd.path, (unsigned long long)rep.events_written,
-		(unsigned long long)rep.steps,
+	char said[96];
+	parse_report_steps(&rep, said, sizeof said);
+	fprintf(stderr, "prof: wrote %s/PROFILER_OUTPUT (%llu events, %s%s)\n",
+		r->rd.path, (unsigned long long)rep.events_written, said,
 		ps == PARSE_DAMAGED ? "; some raw data was damaged, see above" : "");
 	run_archive(r);
 }

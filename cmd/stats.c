@@ -128,6 +128,7 @@ static const char *unit(const struct ctx *c)
 }
 
 /* Fields of a table. F_TIME values are µs, shown in the chosen unit. */
+#define TABLE_COLS 10   /* the most fields a table has (the steps view: 9) */
 enum ftype { F_STR, F_TIME, F_INT, F_PCT, F_NUM };
 struct field {
 	const char *title;
@@ -165,7 +166,7 @@ static void table_cells(struct ctx *c, const struct field *f, int n, char cells[
 {
 	char cut[512];
 	int first = 1;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && i < TABLE_COLS; i++) {
 		if (f[i].width < 0)
 			continue;
 		int w = field_width(f, n, i);
@@ -202,9 +203,9 @@ static void emit_begin(struct ctx *c, const char *key, const char *title,
 		}
 		csv_end_row(&c->csv);
 	} else {
-		char cells[8][256];
+		char cells[TABLE_COLS][256];
 		tline(c, "%s", title);
-		for (int i = 0; i < n && i < 8; i++)
+		for (int i = 0; i < n && i < TABLE_COLS; i++)
 			title_of(c, &f[i], cells[i], sizeof(cells[i]));
 		table_cells(c, f, n, cells);
 		char rule[WIDTH + 1];
@@ -246,8 +247,8 @@ static void emit_row(struct ctx *c, const struct field *f, int n, const struct v
 		csv_end_row(&c->csv);
 		return;
 	}
-	char cells[8][256];
-	for (int i = 0; i < n && i < 8; i++) {
+	char cells[TABLE_COLS][256];
+	for (int i = 0; i < n && i < TABLE_COLS; i++) {
 		int w = f[i].width > 0 ? f[i].width : 255;
 		switch (f[i].type) {
 		case F_STR: snprintf(cells[i], sizeof(cells[i]), "%s", v[i].s ? v[i].s : ""); break;
@@ -454,28 +455,38 @@ static int emit_steps(struct ctx *c, const char *key)
 	}
 	if (rc != 0)
 		return load_failed(err);
+	/* A multi-rank run's rows say their rank; Total takes what is left */
+	int w = s.has_rank ? 10 : 11;   /* room for the Rank column in 80 */
 	const struct field f[] = {
 		{ "Step", "step", F_INT, 5 },
+		{ "Rank", "rank", F_INT, 4 },
 		{ "Dev", "device", F_INT, 3 },
 		{ "Total", "total", F_TIME, 0 },
-		{ "Compute", "computing", F_TIME, 11 },
-		{ "Comm", "communication_not_overlapped", F_TIME, 11 },
-		{ "Overlap", "overlapped", F_TIME, 11 },
-		{ "Free", "free", F_TIME, 11 },
-		{ "Other", "other", F_TIME, 11 },
+		{ "Compute", "computing", F_TIME, w },
+		{ "Comm", "communication_not_overlapped", F_TIME, w },
+		{ "Overlap", "overlapped", F_TIME, w },
+		{ "Free", "free", F_TIME, w },
+		{ "Other", "other", F_TIME, w },
 	};
-	/* Total takes what is left: 80 - 63 - 7 = 10 columns */
+	size_t skip = s.has_rank ? 0 : 1;   /* the Rank field, when no row says one */
+	struct field g[9];
+	size_t nf = 0;
+	for (size_t i = 0; i < 9; i++)
+		if (!(skip && i == 1))
+			g[nf++] = f[i];
 	emit_begin(c, key, "Steps (step_trace_time.csv): Dev -1 host, Comm not overlapped,"
-		   " Other preparing", f, 8);
+		   " Other preparing", g, nf);
 	for (size_t i = 0; i < s.n; i++) {
 		const struct stats_step *r = &s.rows[i];
-		struct val v[8] = {
-			{ NULL, (double)r->step }, { NULL, r->device }, { NULL, r->total },
-			{ NULL, r->computing }, { NULL, r->comm_not_overlapped },
+		struct val v[9] = {
+			{ NULL, (double)r->step }, { NULL, (double)r->rank }, { NULL, r->device },
+			{ NULL, r->total }, { NULL, r->computing }, { NULL, r->comm_not_overlapped },
 			{ NULL, r->overlapped }, { NULL, r->free_time },
 			{ NULL, r->total - r->computing - r->comm_not_overlapped - r->free_time },
 		};
-		emit_row(c, f, 8, v);
+		if (skip)
+			memmove(&v[1], &v[2], 7 * sizeof v[0]);
+		emit_row(c, g, nf, v);
 	}
 	emit_end(c);
 	stats_steps_free(&s);

@@ -3,6 +3,7 @@
  * reading their step_trace_time.csv, cluster_step_trace_time.csv.
  */
 #include "cluster/cluster.h"
+#include "parse/parse_info.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -402,10 +403,34 @@ static int gather(char **runs, size_t n, const enum parse_status *st,
 	return 0;
 }
 
+/* Runs whose profiler_info.json has no end_info, said in one line for the
+ * whole cluster rather than once a run. */
+static void say_unfinished(char **runs, size_t nruns, FILE *log)
+{
+	size_t n = 0, first = 0;
+	for (size_t i = 0; i < nruns; i++) {
+		struct parse_info pi;
+		parse_info_read(runs[i], &pi, log, 1);
+		if (pi.present && !pi.have_end && !n++)
+			first = i;
+		parse_info_free(&pi);
+	}
+	if (n == 1) {
+		parse_info_say_no_end(log, runs[first]);
+	} else if (n > 1) {
+		char what[64];
+		snprintf(what, sizeof what, "%zu of %zu runs", n, nruns);
+		parse_info_say_no_end(log, what);
+	}
+}
+
 enum parse_status cluster_parse(const char *dir, char **runs, size_t nruns, int jobs,
 				const struct parse_opts *o, cluster_done_fn done)
 {
-	return cluster_parse_with(dir, runs, nruns, jobs, o, done, parse_run_dir);
+	say_unfinished(runs, nruns, o->log);
+	struct parse_opts co = *o;
+	co.end_info_said = 1;
+	return cluster_parse_with(dir, runs, nruns, jobs, &co, done, parse_run_dir);
 }
 
 enum parse_status cluster_parse_with(const char *dir, char **runs, size_t nruns, int jobs,
@@ -440,7 +465,7 @@ enum parse_status cluster_parse_with(const char *dir, char **runs, size_t nruns,
 	} else if (rc) {
 		fprintf(o->log, "prof parse: %s: %s\n", out ? out : dir, strerror(-rc));
 		res = PARSE_FAILED;
-	} else {
+	} else if (!o->quiet) {
 		FILE *rep = o->report ? o->report : o->log;
 		fprintf(rep, "prof parse: %s: %zu ranks (%zu runs) -> %s\n", dir, c.n, nruns, out);
 		for (size_t i = 0; i < s.nslow; i++) {

@@ -2,11 +2,13 @@
  * One run directory holding several ranks' processes, split into one
  * output per rank (RUN_DIR/rank_<r>/) and analysed as a cluster.
  */
+#define _GNU_SOURCE
 #include "cluster/cluster.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,15 +39,56 @@ static enum parse_status parse_rank_dir(const char *rank_dir, const struct parse
 	return st;
 }
 
+/* The run's profiler_info.json text with its top-level "rank" set, edited
+ * as text: a cJSON round trip would turn integers past 2^53 (real_ns)
+ * into floats. NULL when the text is not prof's layout (one top-level key
+ * a line, "rank" among them); the caller then rewrites it through cJSON. */
+static char *info_text_with_rank(const char *text, size_t len, int64_t rank)
+{
+	static const char key[] = "\n\t\"rank\":\t";
+	const char *at = memmem(text, len, key, sizeof key - 1);
+	if (!at || memmem(text, len, "\"rank_id\"", 9))
+		return NULL;
+	const char *val = at + sizeof key - 1, *end = memchr(val, '\n', len - (size_t)(val - text));
+	if (!end)
+		return NULL;
+	int comma = end > val && end[-1] == ',';
+	char num[32];
+	int n = snprintf(num, sizeof num, "%" PRId64 "%s", rank, comma ? "," : "");
+	size_t head = (size_t)(val - text), tail = len - (size_t)(end - text);
+	char *out = malloc(head + (size_t)n + tail + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, text, head);
+	memcpy(out + head, num, (size_t)n);
+	memcpy(out + head + (size_t)n, end, tail);
+	out[head + (size_t)n + tail] = 0;
+	cJSON *check = cJSON_Parse(out);
+	int ok = cJSON_IsObject(check);
+	cJSON_Delete(check);
+	if (!ok) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /* rank_dir/profiler_info.json: the run's, with "rank": rank. 0 or -errno. */
 static int write_info(const char *run_dir, const char *rank_dir, int64_t rank)
 {
 	char *p = fs_join(run_dir, INFO_NAME), *text = NULL;
-	size_t len;
-	cJSON *root = p && fs_read_file(p, &text, &len) == 0 ?
-		      cJSON_ParseWithLength(text, len) : NULL;
-	free(text);
+	size_t len = 0;
+	int have = p && fs_read_file(p, &text, &len) == 0;
 	free(p);
+	char *edited = have ? info_text_with_rank(text, len, rank) : NULL;
+	if (edited) {
+		free(text);
+		int rc = out_file_write(rank_dir, INFO_NAME, edited, strlen(edited));
+		free(edited);
+		return rc;
+	}
+	cJSON *root = have ? cJSON_ParseWithLength(text, len) : NULL;
+	free(text);
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		root = cJSON_CreateObject();
@@ -136,6 +179,7 @@ int cluster_split_run(const char *run_dir, int jobs, const struct parse_opts *o,
 	}
 	struct parse_opts co = *o;
 	co.progress = 0;   /* the ranks are parsed side by side */
+	co.end_info_said = 1;   /* their profiler_info.json is the run's: its parse says it */
 	*st = k ? cluster_parse_with(run_dir, dirs, k, jobs, &co, done, parse_rank_dir)
 		: PARSE_FAILED;
 	if (k && k < n && *st == PARSE_OK)

@@ -9,6 +9,21 @@
 
 #include <stdlib.h>
 
+/* The variables that say where a process sits in a distributed job (and
+ * how it is set up): profiler_info.json's "env" (the launcher's) and each
+ * rank's ENV_VARIABLES in profiler_metadata.json (read in the rank). */
+#define PROF_ENV_VARS \
+	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", \
+	"MASTER_ADDR", "MASTER_PORT", \
+	"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", \
+	"PMI_RANK", "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", \
+	"SLURM_JOB_ID", "CUDA_VISIBLE_DEVICES", "CUDA_LAUNCH_BLOCKING", \
+	"OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTORCH_CUDA_ALLOC_CONF", \
+	"NCCL_DEBUG", "NCCL_SOCKET_IFNAME", "NCCL_IB_DISABLE"
+
+/* The metadata key a rank's own values of PROF_ENV_VARS go under. */
+#define PROF_ENV_KEY "ENV_VARIABLES"
+
 /* The rank, or -1 when no variable names one. */
 static inline int prof_env_rank(void)
 {

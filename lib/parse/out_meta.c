@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/json_out.h"
+#include "common/rank.h"
 #include "parse/out_file.h"
 
 int out_meta_init(struct out_meta *m)
@@ -29,9 +30,29 @@ static cJSON *value_of(struct out_meta *m, const char *key, const char *value,
 	return cJSON_CreateString(value);
 }
 
+/* A process's own distributed-job variables (platform/agent, PROF_ENV_KEY). */
+static void add_proc_env(struct out_meta *m, const char *value)
+{
+	cJSON *v = cJSON_Parse(value);
+	if (!cJSON_IsObject(v)) {
+		cJSON_Delete(v);
+		return;
+	}
+	if (!m->proc_env)
+		m->proc_env = v;
+	else {
+		m->env_disagree |= !cJSON_Compare(m->proc_env, v, 1);
+		cJSON_Delete(v);
+	}
+}
+
 void out_meta_add(struct out_meta *m, const char *key, const char *value, int is_json,
 		  FILE *log)
 {
+	if (is_json && strcmp(key, PROF_ENV_KEY) == 0) {
+		add_proc_env(m, value);
+		return;
+	}
 	size_t n = strlen(key) + strlen(value);
 	if (!m->user || m->bytes + n > OUT_META_CAP) {
 		m->dropped++;
@@ -56,11 +77,22 @@ int out_meta_write(struct out_meta *m, const char *run_dir, const cJSON *env, FI
 	cJSON *root = cJSON_Duplicate(m->user, 1);
 	if (!root)
 		return -ENOMEM;
-	if (env) {
-		cJSON *e = cJSON_Duplicate(env, 1);
-		if (e)
-			cJSON_AddItemToObject(root, "ENV_VARIABLES", e);
+	cJSON *e = env ? cJSON_Duplicate(env, 1) : NULL;
+	if (m->proc_env && !m->env_disagree) {
+		if (!e)
+			e = cJSON_CreateObject();
+		for (const cJSON *v = e ? m->proc_env->child : NULL; v; v = v->next) {
+			cJSON *dup = cJSON_Duplicate(v, 1);
+			if (!dup)
+				break;
+			if (cJSON_GetObjectItemCaseSensitive(e, v->string))
+				cJSON_ReplaceItemInObjectCaseSensitive(e, v->string, dup);
+			else
+				cJSON_AddItemToObject(e, v->string, dup);
+		}
 	}
+	if (e)
+		cJSON_AddItemToObject(root, PROF_ENV_KEY, e);
 	struct strbuf sb = STRBUF_INIT;
 	struct jo j;
 	jo_init_sb(&j, &sb, 1);
@@ -76,5 +108,7 @@ int out_meta_write(struct out_meta *m, const char *run_dir, const cJSON *env, FI
 void out_meta_free(struct out_meta *m)
 {
 	cJSON_Delete(m->user);
+	cJSON_Delete(m->proc_env);
+	m->proc_env = NULL;
 	m->user = NULL;
 }

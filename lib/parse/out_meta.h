@@ -1,7 +1,10 @@
 /*
  * profiler_metadata.json at the top of the run directory (DESIGN §4): the
  * user's metadata (prof_add_metadata / prof_add_metadata_json) as
- * "key": value, plus "ENV_VARIABLES" copied from profiler_info.json "env".
+ * "key": value, plus "ENV_VARIABLES": profiler_info.json's "env" (the
+ * launcher's), under the values a rank's process read itself (its agent
+ * records them): those win, unless the processes of the output disagree
+ * (several ranks in one combined output), when the launcher's stand alone.
  * A later value for a key replaces the earlier one. A JSON value that does
  * not parse is kept as a string (and said on the log). Keys and values
  * together are capped at OUT_META_CAP bytes, as torch_npu caps them; the
@@ -20,6 +23,8 @@ struct cJSON;
 
 struct out_meta {
 	struct cJSON *user;
+	struct cJSON *proc_env;      /* a process's own ENV_VARIABLES, the first */
+	int env_disagree;            /* another process said other values */
 	size_t bytes;
 	uint64_t entries, dropped, bad_json;
 };

@@ -57,6 +57,7 @@ void out_step_host_row(const struct out_step *s, struct out_step_row *row)
 	uint64_t dur = s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
 	memset(row, 0, sizeof *row);
 	row->device_id = -1;
+	row->rank = -1;
 	row->pid = s->pid;
 	row->step = s->number;
 	row->free_ = row->stage = dur;
@@ -67,6 +68,7 @@ void out_step_acc_row(const struct out_step_acc *a, const struct out_step *s, in
 {
 	memset(row, 0, sizeof *row);
 	row->device_id = device;
+	row->rank = -1;
 	row->pid = s->pid;
 	row->step = s->number;
 	row->computing = a->c.total;
@@ -125,10 +127,21 @@ static int row_cmp(const void *pa, const void *pb)
 		return a->device_id < b->device_id ? -1 : 1;
 	if (a->step != b->step)
 		return a->step < b->step ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
-static void write_row(struct csv *c, const struct out_step_row *w)
+/* Rows of more than one rank: the combined output of a multi-rank run. */
+static int several_ranks(const struct out_step_row *rows, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (rows[i].rank != rows[0].rank)
+			return 1;
+	return 0;
+}
+
+static void write_row(struct csv *c, const struct out_step_row *w, int rank_col)
 {
 	csv_int(c, w->device_id);
 	csv_uint(c, w->step);
@@ -141,6 +154,12 @@ static void write_row(struct csv *c, const struct out_step_row *w)
 	csv_ns_us(c, (int64_t)w->bubble);
 	csv_ns_us(c, (int64_t)w->comm_not_overlapped_excl_recv);
 	csv_ns_us(c, w->preparing);
+	if (rank_col) {
+		if (w->rank >= 0)
+			csv_int(c, w->rank);
+		else
+			csv_str(c, "");
+	}
 	csv_end_row(c);
 }
 
@@ -153,9 +172,10 @@ int out_step_trace_write(const char *dir, struct out_step_row *rows, size_t nrow
 		return rc;
 	if (nrows)   /* stable enough: ties are equal rows of one pid */
 		qsort(rows, nrows, sizeof *rows, row_cmp);
+	int rank_col = several_ranks(rows, nrows);
 	csv_init(&c, o.f);
-	csv_header(&c, OUT_STEP_TRACE_HEADER);
+	csv_header(&c, rank_col ? OUT_STEP_TRACE_HEADER OUT_STEP_TRACE_RANK : OUT_STEP_TRACE_HEADER);
 	for (size_t i = 0; i < nrows; i++)
-		write_row(&c, &rows[i]);
+		write_row(&c, &rows[i], rank_col);
 	return out_file_commit(&o, csv_finish(&c));
 }

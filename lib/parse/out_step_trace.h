@@ -34,6 +34,9 @@
 #define OUT_STEP_TRACE_HEADER "Device_id,Step,Computing,Communication(Not Overlapped)," \
 	"Overlapped,Communication,Free,Stage,Bubble," \
 	"Communication(Not Overlapped and Exclude Receive),Preparing"
+/* Appended after Ascend's columns when the rows come from several ranks
+ * (a multi-rank run's combined output), so that each row says whose. */
+#define OUT_STEP_TRACE_RANK ",Rank"
 
 /* A host step: ProfilerStep#number of process pid, on thread tid. */
 struct out_step {
@@ -72,6 +75,7 @@ void out_step_acc_add(struct out_step_acc *a, enum out_task k, uint64_t start, u
 struct out_step_row {
 	int32_t device_id;
 	int32_t pid;
+	int64_t rank;            /* the process's; -1 unknown */
 	uint64_t step;
 	uint64_t computing, comm_not_overlapped, overlapped, comm, free_, stage, bubble,
 		 comm_not_overlapped_excl_recv;

@@ -37,6 +37,9 @@ struct parse_opts {
 	int progress;                  /* a progress bar on `log` may be drawn
 					* (the caller checked it is a terminal) */
 	double progress_after_s;       /* ... once the parse has run this long */
+	int quiet;                     /* no result lines (prof parse -q) */
+	int end_info_said;             /* a run without end_info was said by the caller
+					* (a cluster says it once, not once a rank) */
 };
 
 /* The seconds a parse runs before its bar shows: 1, or
@@ -51,6 +54,9 @@ struct parse_report {
 	uint64_t skipped_streams, skipped_chunks, skipped_bytes;
 	uint64_t events_written; /* trace events in trace_view.json */
 	uint64_t steps;
+	uint64_t step_procs;       /* processes with steps (ranks, in a job of several) */
+	uint64_t steps_min, steps_max;   /* steps of one such process */
+	int step_ranks;            /* every such process names its rank */
 	uint64_t bad_records;      /* records skipped inside readable chunks */
 	uint64_t unnamed_records;  /* kept, but naming a string whose definition was lost */
 	uint64_t unclosed_streams; /* ended without close (crash, kill): not damage */
@@ -72,6 +78,10 @@ struct parse_report {
 
 enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,
 				struct parse_report *r);
+
+/* "6 steps", or with several processes stepping "6 steps: 3 on each of 2
+ * ranks" ("2-4 on each of 3 processes"): what the summary lines say. */
+void parse_report_steps(const struct parse_report *r, char *buf, size_t len);
 
 /* The same for the processes of one rank (their RAW_REC_PROCESS rank) and
  * the launcher's samplers only, into out_base/PROFILER_OUTPUT/, with

@@ -75,7 +75,14 @@ static void read_rank(const cJSON *root, struct parse_info *pi)
 		pi->rank = (int64_t)v;
 }
 
-int parse_info_read(const char *run_dir, struct parse_info *pi, FILE *log)
+void parse_info_say_no_end(FILE *log, const char *what)
+{
+	fprintf(log, "prof parse: %s: no end_info: prof did not finish the run (it was killed, "
+		"or the run is still going); exit status and loss totals are unknown, the raw "
+		"streams are read as they are\n", what);
+}
+
+int parse_info_read(const char *run_dir, struct parse_info *pi, FILE *log, int end_said)
 {
 	memset(pi, 0, sizeof *pi);
 	pi->rank = -1;
@@ -96,10 +103,8 @@ int parse_info_read(const char *run_dir, struct parse_info *pi, FILE *log)
 			exact_start_real(text, pi);
 		read_rank(root, pi);
 		pi->have_end = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "end_info"));
-		if (!pi->have_end)
-			fprintf(log, "prof parse: %s has no end_info: prof did not finish this run "
-				"(it was killed, or the run is still going); exit status and loss "
-				"totals are unknown, the raw streams are read as they are\n", path);
+		if (!pi->have_end && !end_said)
+			parse_info_say_no_end(log, path);
 		cJSON *env = cJSON_GetObjectItemCaseSensitive(root, "env");
 		if (cJSON_IsObject(env))
 			pi->env = cJSON_Duplicate(env, 1);

@@ -31,8 +31,12 @@ struct parse_info {
 };
 
 /* Reads `run_dir`/profiler_info.json. A missing or unparsable file is not
- * an error (it is said on `log` when unparsable); returns 0 always. */
-int parse_info_read(const char *run_dir, struct parse_info *pi, FILE *log);
+ * an error (it is said on `log` when unparsable; a missing end_info too,
+ * unless `end_said`); returns 0 always. */
+int parse_info_read(const char *run_dir, struct parse_info *pi, FILE *log, int end_said);
+
+/* The line a run without end_info gets (`what`: its path, or "N runs"). */
+void parse_info_say_no_end(FILE *log, const char *what);
 void parse_info_free(struct parse_info *pi);
 
 /* A JSON value as an unsigned ns count: a number or a decimal string.

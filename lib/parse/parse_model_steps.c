@@ -214,6 +214,16 @@ static int stored_row(const struct parse_model *m, size_t *k, size_t step, int32
 
 /* Per step: a row per device its process used at any time (zeros for a
  * device first used after the step), else the host-only row. */
+/* The process's rank (RAW_REC_PROCESS), or -1. */
+static int64_t proc_rank(const struct model_proc *p)
+{
+	char *end;
+	if (!p->rank || !*p->rank)
+		return -1;
+	long long r = strtoll(p->rank, &end, 10);
+	return *end == '\0' && r >= 0 && r <= INT32_MAX ? (int64_t)r : -1;
+}
+
 int model_step_rows(const struct parse_model *m, struct out_step_row **rows, size_t *n)
 {
 	size_t cap = 0, k = 0;
@@ -225,6 +235,7 @@ int model_step_rows(const struct parse_model *m, struct out_step_row **rows, siz
 		return -ENOMEM;
 	for (size_t i = 0; i < m->nsteps; i++) {
 		const struct model_proc *p = m->step_procs[i];
+		size_t first = *n;
 		if (!p->ndevs)
 			out_step_host_row(&m->steps[i], &(*rows)[(*n)++]);
 		for (size_t d = 0; d < p->ndevs; d++) {
@@ -236,6 +247,9 @@ int model_step_rows(const struct parse_model *m, struct out_step_row **rows, siz
 				out_step_acc_row(&none, &m->steps[i], dev, r);
 			}
 		}
+		int64_t rank = proc_rank(p);
+		for (size_t j = first; j < *n; j++)
+			(*rows)[j].rank = rank;
 	}
 	return 0;
 }

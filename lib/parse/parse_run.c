@@ -261,12 +261,47 @@ static void tally_stream(struct run *u, const struct parse_stream *s)
 		tally_device(u, s);
 }
 
+static void tally_step_procs(struct parse_report *r, const struct parse_model *m)
+{
+	r->step_procs = r->steps_max = 0;
+	r->steps_min = UINT64_MAX;
+	r->step_ranks = 1;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const struct model_proc *p = m->procs[i];
+		if (!p->steps)
+			continue;
+		r->step_procs++;
+		r->step_ranks &= p->rank != NULL;
+		if (p->steps < r->steps_min)
+			r->steps_min = p->steps;
+		if (p->steps > r->steps_max)
+			r->steps_max = p->steps;
+	}
+	if (!r->step_procs)
+		r->steps_min = 0;
+}
+
+void parse_report_steps(const struct parse_report *r, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%" PRIu64 " steps", r->steps);
+	if (r->step_procs < 2 || n < 0 || (size_t)n >= len)
+		return;
+	const char *who = r->step_ranks ? "ranks" : "processes";
+	if (r->steps_min == r->steps_max)
+		snprintf(buf + n, len - (size_t)n, ": %" PRIu64 " on each of %" PRIu64 " %s",
+			 r->steps_min, r->step_procs, who);
+	else
+		snprintf(buf + n, len - (size_t)n, ": %" PRIu64 "-%" PRIu64 " on each of %" PRIu64
+			 " %s", r->steps_min, r->steps_max, r->step_procs, who);
+}
+
 static void tally(struct run *u, const struct parse_model *m)
 {
 	struct parse_report *r = u->r;
 	for (size_t i = 0; i < u->nstreams; i++)
 		tally_stream(u, &u->streams[i]);
 	r->steps = m->nsteps;
+	tally_step_procs(r, m);
 	r->unmatched = m->n.unmatched_pops + m->n.unmatched_ends;
 	r->unfinished = m->n.unfinished_ranges + m->n.unfinished_async;
 	r->host_samples = m->n.host_samples;
@@ -566,7 +601,7 @@ static enum parse_status parse(struct run *u)
 	enum parse_status st = find_streams(u);
 	if (st != PARSE_OK)
 		return st;
-	parse_info_read(u->dir, &u->info, u->o->log);
+	parse_info_read(u->dir, &u->info, u->o->log, u->o->end_info_said);
 	if ((st = open_streams(u)) != PARSE_OK)
 		return st;
 	rc = fs_mkdir_p(u->out_dir);

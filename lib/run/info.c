@@ -16,15 +16,7 @@
 #include "prof_build.h"
 #include "run/rundir.h"
 
-const char *const info_env_vars[] = {
-	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK",
-	"MASTER_ADDR", "MASTER_PORT",
-	"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-	"PMI_RANK", "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
-	"SLURM_JOB_ID", "CUDA_VISIBLE_DEVICES", "CUDA_LAUNCH_BLOCKING",
-	"OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTORCH_CUDA_ALLOC_CONF",
-	"NCCL_DEBUG", "NCCL_SOCKET_IFNAME", "NCCL_IB_DISABLE", NULL
-};
+const char *const info_env_vars[] = { PROF_ENV_VARS, NULL };
 
 int info_rank(void)
 {

@@ -74,15 +74,20 @@ int stats_load_steps(const char *outdir, struct stats_steps *s, char *err, size_
 		csv_table_free(&t);
 		return -1;
 	}
+	int rank_col = csv_column(&t, "Rank");   /* appended by a multi-rank run */
+	s->has_rank = rank_col >= 0;
 	for (size_t r = 0; r < t.nrows; r++) {
-		double v[NC];
-		if (nums(&t, r, idx, NC, v, "step_trace_time.csv", err, errlen) != 0) {
+		double v[NC], rank = -1;
+		if (nums(&t, r, idx, NC, v, "step_trace_time.csv", err, errlen) != 0 ||
+		    (rank_col >= 0 && *csv_cell(&t, r, (size_t)rank_col) &&
+		     nums(&t, r, &rank_col, 1, &rank, "step_trace_time.csv", err, errlen) != 0)) {
 			csv_table_free(&t);
 			stats_steps_free(s);
 			return -1;
 		}
 		struct stats_step *st = &s->rows[s->n++];
 		st->device = num_to_int(v[0]);
+		st->rank = (long)num_to_i64(rank);
 		st->step = (long)num_to_i64(v[1]);
 		st->computing = v[2];
 		st->comm_not_overlapped = v[3];

@@ -117,6 +117,46 @@ struct agent_thread *agent_thread_slow(void)
 	return t;
 }
 
+/* JSON text for `v`, escaped, into buf at *at (room permitting). */
+static void env_json_str(char *buf, size_t len, size_t *at, const char *v)
+{
+	for (const char *c = v; *c && *at + 8 < len; c++) {
+		unsigned char u = (unsigned char)*c;
+		if (u == '"' || u == '\\')
+			*at += (size_t)snprintf(buf + *at, len - *at, "\\%c", u);
+		else if (u < 0x20)
+			*at += (size_t)snprintf(buf + *at, len - *at, "\\u%04x", u);
+		else
+			buf[(*at)++] = (char)u;
+	}
+	buf[*at] = '\0';
+}
+
+/* A rank's own distributed-job variables, as read in the rank (the
+ * launcher's environment may have none of them: torchrun sets them for
+ * its children), as the metadata the parse puts in ENV_VARIABLES. */
+static void emit_rank_env(struct agent_thread *t, uint64_t ts)
+{
+	static const char *const vars[] = { PROF_ENV_VARS };
+	char json[4096];
+	size_t at = 0;
+	json[at++] = '{';
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (!v || at + strlen(vars[i]) + 16 >= sizeof json)
+			continue;
+		at += (size_t)snprintf(json + at, sizeof json - at, "%s\"%s\": \"",
+				       at > 1 ? ", " : "", vars[i]);
+		env_json_str(json, sizeof json - 2, &at, v);
+		json[at++] = '"';
+	}
+	json[at++] = '}';
+	json[at] = '\0';
+	struct raw_metadata m = { raw_writer_intern(&t->w, PROF_ENV_KEY, ts),
+				  raw_writer_intern(&t->w, json, ts), RAW_METADATA_JSON, 0 };
+	raw_writer_emit_aux(&t->w, RAW_REC_METADATA, ts, &m, sizeof m);
+}
+
 void agent_record_process(struct agent_thread *t, int ppid)
 {
 	char cmdline[4096];
@@ -146,6 +186,8 @@ void agent_record_process(struct agent_thread *t, int ppid)
 		.rank_id = rank >= 0 ? raw_writer_intern(&t->w, rank_text, ts) : 0,
 	};
 	raw_writer_emit_aux(&t->w, RAW_REC_PROCESS, ts, &p, sizeof p);
+	if (rank >= 0)
+		emit_rank_env(t, ts);
 	if (agent_recording()) {
 		struct raw_recording r = { 1, RAW_CAUSE_START };
 		raw_writer_emit_aux(&t->w, RAW_REC_RECORDING, ts, &r, sizeof r);
@@ -217,3 +259,4 @@ int pthread_setname_np(pthread_t thread, const char *name)
 	}
 	return rc;
 }
+

@@ -50,11 +50,48 @@ class ClusterSplit(ProfTestCase):
                                "cluster_step_trace_time.csv")) as f:
             self.assertEqual(len(f.read().splitlines()), 1 + RANKS * STEPS)
 
+    def check_bookkeeping(self, run_dir, stderr):
+        """Issue 17 §7: each rank's own files and rows say whose they are."""
+        self.assertIn("%d steps: %d on each of %d ranks" % (STEPS * RANKS, STEPS, RANKS),
+                      stderr)
+        with open(os.path.join(run_dir, "PROFILER_OUTPUT", "step_trace_time.csv")) as f:
+            rows = [ln.split(",") for ln in f.read().splitlines()]
+        self.assertEqual(rows[0][-1], "Rank")   # appended after Ascend's columns
+        self.assertEqual(sorted(int(r[-1]) for r in rows[1:] if r[1] == "1"),
+                         list(range(RANKS)))
+        with open(os.path.join(run_dir, "rank_1", "PROFILER_OUTPUT",
+                               "step_trace_time.csv")) as f:
+            self.assertNotIn("Rank", f.readline())   # one rank's file: Ascend's header
+        for r in range(RANKS):
+            with open(os.path.join(run_dir, "rank_%d" % r, "profiler_info.json")) as f:
+                text = f.read()
+            self.assertNotRegex(text, r'"real_ns":\s*[0-9.]+e\+', "integers stay integers")
+            self.assertRegex(text, r'"real_ns":\s*[0-9]{19}\b')
+            meta = json.load(open(os.path.join(run_dir, "rank_%d" % r,
+                                               "profiler_metadata.json")))
+            env = meta["ENV_VARIABLES"]
+            self.assertEqual((env.get("RANK"), env.get("WORLD_SIZE")), (str(r), str(RANKS)))
+        st = subprocess.run([PROF, "stats", "--view", "steps", "--format", "csv", run_dir],
+                            capture_output=True, text=True, timeout=60)
+        self.assertTrue(st.stdout.startswith("Step,Rank,Dev,"), st.stdout[:200])
+        # quiet means quiet, and a run prof did not finish is said once, not once a rank
+        info = os.path.join(run_dir, "profiler_info.json")
+        data = json.load(open(info))
+        data.pop("end_info")
+        with open(info, "w") as f:
+            json.dump(data, f)
+        p = subprocess.run([PROF, "parse", "-q", run_dir], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "")
+        self.assertEqual(p.stderr.count("no end_info"), 1, p.stderr)
+
     def test_ranks_of_one_run(self):
-        loop = ("for r in 0 1 2 3; do RANK=$r %s %d 2 free & done; wait"
+        loop = ("for r in 0 1 2 3; do RANK=$r WORLD_SIZE=4 %s %d 2 free & done; wait"
                 % (workload("sim_ranks"), STEPS))
         env = dict(os.environ)
         env.pop("RANK", None)
+        env.pop("WORLD_SIZE", None)
         out = os.path.join(self.tmp, "out")
         p = subprocess.run([PROF, "run", "-o", out, "--sampling-interval", "0", "--",
                             "sh", "-c", loop], capture_output=True, text=True, env=env,
@@ -80,6 +117,7 @@ class ClusterSplit(ProfTestCase):
                       p.stderr)
         self.assertTrue(os.path.islink(os.path.join(run_dir, "rank_8")))
         self.assertTrue(os.path.isdir(self.tmp))
+        self.check_bookkeeping(run_dir, p.stdout)
 
     def test_one_rank_not_split(self):
         run = self.prof_run([workload("sim_ranks"), "2", "-1", "none"],

@@ -247,7 +247,7 @@ class ProfSignalled(ProfTestCase):
         p = subprocess.run([PROF, "parse", run_dir], capture_output=True, text=True,
                            timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("has no end_info: prof did not finish this run", p.stderr)
+        self.assertIn("profiler_info.json: no end_info: prof did not finish the run", p.stderr)
         trace = load_trace(run_dir)
         self.assertEqual(marks_by_prefix(trace), {"main": list(range(1000))})
         names = [e["name"] for e in trace["traceEvents"] if e.get("ph") == "i"]
