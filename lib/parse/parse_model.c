@@ -181,11 +181,29 @@ static const char *proc_name(const struct model_proc *p)
 	return p->cmdline && *p->cmdline ? p->cmdline : p->comm;
 }
 
+/* A DataLoader worker (a fork carries the parent's command line, which
+ * would name it as the trainer): it fetched samples and never stepped, or
+ * torch 2.x named its main thread "pt_data_worker". */
+static int dataloader_worker(const struct model_proc *p)
+{
+	if (p->fetches && !p->steps)
+		return 1;
+	for (size_t j = 0; j < p->nthreads; j++) {
+		const struct model_thread *t = p->threads[j];
+		const char *n = t->name ? t->name : t->comm;
+		if (t->tid == p->pid && strcmp(n, "pt_data_worker") == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* One process_name per pid: the images an exec chain went through, in
  * order, joined by " -> ". Procs are in (pid, image) order already. */
 static void proc_meta(struct parse_model *m, size_t i, size_t end)
 {
 	struct strbuf sb = STRBUF_INIT;
+	if (dataloader_worker(m->procs[end - 1]))
+		sb_puts(&sb, "DataLoader worker: ");
 	for (size_t k = i; k < end; k++) {
 		if (k > i)
 			sb_puts(&sb, " -> ");

@@ -178,6 +178,7 @@ struct model_proc {
 	int recording, seen_recording;
 	int resumed;                   /* switched on since the last boundary */
 	uint64_t step_from, steps, last_step;
+	int fetches;                   /* it fetched DataLoader samples */
 	int32_t step_tid;              /* the thread that calls prof_step (pid until seen) */
 	int win_open;                  /* a recording window is open ... */
 	uint32_t win_cause;            /* ... begun for this cause ... */

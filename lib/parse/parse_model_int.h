@@ -37,6 +37,8 @@ void model_on_op(struct parse_model *m, struct parse_stream *s);
 /* ranges prof itself opens on a program thread (the hooks' operator flush) */
 #define MODEL_OWN_PREFIX "prof::"
 #define MODEL_FETCH_NAME "enumerate(DataLoader)#_BaseDataLoaderIter.__next__"
+/* A dataset fetch (data.py): in a process without steps, a DataLoader worker's */
+#define MODEL_WORKER_FETCH "DataLoader fetch"
 
 /* Names checked against a literal for every op, kernel or range: the
  * first byte settles most of them without a call into libc (those calls

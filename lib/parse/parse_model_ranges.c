@@ -45,6 +45,8 @@ void model_on_push(struct parse_model *m, struct parse_stream *s)
 	const char *name = parse_stream_str(s, rp.name_id);
 	if (!t->fetch_ns && name && MODEL_IS(name, MODEL_FETCH_NAME))
 		model_loop_hint(m, s->proc, t, &t->fetch_ns, s->ns);
+	if (name && s->proc && MODEL_IS(name, MODEL_WORKER_FETCH))
+		s->proc->fetches = 1;
 	t->stack[t->depth++] = (struct model_range){ name, s->ns };
 }
 

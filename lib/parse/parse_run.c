@@ -261,24 +261,48 @@ static void tally_stream(struct run *u, const struct parse_stream *s)
 		tally_device(u, s);
 }
 
-static void tally_step_procs(struct parse_report *r, const struct parse_model *m)
+static int step_wanted(const struct parse_opts *o, uint64_t number)
 {
-	r->step_procs = r->steps_max = 0;
-	r->steps_min = UINT64_MAX;
+	if (!o->steps)
+		return 1;
+	for (size_t i = 0; i < o->nsteps; i++)
+		if (o->steps[i] == number)
+			return 1;
+	return 0;
+}
+
+static int proc_ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The steps the outputs hold (--step-list's only), and how they fall on
+ * the processes that step. */
+static void tally_steps(struct parse_report *r, const struct parse_model *m,
+			const struct parse_opts *o)
+{
+	const struct model_proc **who = malloc((m->nsteps ? m->nsteps : 1) * sizeof *who);
+	size_t n = 0;
+	for (size_t i = 0; who && i < m->nsteps; i++)
+		if (step_wanted(o, m->steps[i].number))
+			who[n++] = m->step_procs[i];
+	r->steps = who ? n : m->nsteps;
+	r->step_procs = r->steps_max = r->steps_min = 0;
 	r->step_ranks = 1;
-	for (size_t i = 0; i < m->nprocs; i++) {
-		const struct model_proc *p = m->procs[i];
-		if (!p->steps)
-			continue;
+	if (!who)
+		return;
+	qsort(who, n, sizeof *who, proc_ptr_cmp);
+	for (size_t i = 0, end; i < n; i = end) {
+		for (end = i + 1; end < n && who[end] == who[i]; end++)
+			;
+		uint64_t k = end - i;
 		r->step_procs++;
-		r->step_ranks &= p->rank != NULL;
-		if (p->steps < r->steps_min)
-			r->steps_min = p->steps;
-		if (p->steps > r->steps_max)
-			r->steps_max = p->steps;
+		r->step_ranks &= who[i]->rank != NULL;
+		r->steps_min = r->step_procs == 1 || k < r->steps_min ? k : r->steps_min;
+		r->steps_max = k > r->steps_max ? k : r->steps_max;
 	}
-	if (!r->step_procs)
-		r->steps_min = 0;
+	free(who);
 }
 
 void parse_report_steps(const struct parse_report *r, char *buf, size_t len)
@@ -300,8 +324,7 @@ static void tally(struct run *u, const struct parse_model *m)
 	struct parse_report *r = u->r;
 	for (size_t i = 0; i < u->nstreams; i++)
 		tally_stream(u, &u->streams[i]);
-	r->steps = m->nsteps;
-	tally_step_procs(r, m);
+	tally_steps(r, m, u->o);
 	r->unmatched = m->n.unmatched_pops + m->n.unmatched_ends;
 	r->unfinished = m->n.unfinished_ranges + m->n.unfinished_async;
 	r->host_samples = m->n.host_samples;

@@ -61,6 +61,7 @@ class ParseOptionsTest(ProfTestCase):
         run = self.record()
         p = self.parse(run, "--step-list", "3,4")
         self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(" 2 steps,", p.stdout)   # the summary counts the steps it kept
         steps = [r[1] for r in run.csv_rows("step_trace_time.csv")[1:]]
         self.assertEqual(sorted(set(steps)), ["3", "4"])
         names = {e["name"] for e in run.trace()["traceEvents"] if e["ph"] == "X"}

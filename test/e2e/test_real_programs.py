@@ -56,6 +56,15 @@ class TorchvisionCnn(RealProgram):
         # 2 workers for the training epoch, 2 for the evaluation, under their own pids
         self.assertEqual(len(fetch), 4, fetch)
         self.assertNotIn(steps[0]["pid"], fetch)
+        # workers named as such, not as the trainer they were forked from
+        names = {e["pid"]: e["args"]["name"] for e in events(t, ph="M", name="process_name")}
+        self.assertTrue(all(names[p].startswith("DataLoader worker: ") for p in fetch), names)
+        self.assertFalse(names[steps[0]["pid"]].startswith("DataLoader worker"))
+        # one span per batch taken, prof's, not torch's record_function beside it
+        spans = collections.Counter(e["name"] for e in events(t, ph="X")
+                                    if e["name"].startswith("enumerate(DataLoader)#"))
+        self.assertEqual(list(spans), ["enumerate(DataLoader)#_BaseDataLoaderIter.__next__"],
+                         spans)
         # operators from the training loop on: none before the optimizer was built
         built = events(t, ph="i", name="Optimizer.__init__#SGD.__init__")
         self.assertEqual(len(built), 1)

@@ -59,6 +59,7 @@ FLUSH_RANGE = b"prof::operators flush"   # the parse shows "prof::" ranges as pr
 SCOPE_BACKWARD = 1    # at::RecordScope::BACKWARD_FUNCTION
 SCOPE_USER = 7        # at::RecordScope::USER_SCOPE (record_function)
 MEMORY_EVENT = "[memory]"
+TORCH_NEXT = "enumerate(DataLoader)#"   # torch's record_function around __next__
 BACKWARD_PREFIX = "autograd::engine::evaluate_function"
 
 
@@ -327,6 +328,8 @@ class Collector:
             if name == MEMORY_EVENT:
                 memory += 1
                 continue
+            if name.startswith(TORCH_NEXT):
+                continue   # the batch's span is prof's own (data.py): one, not two
             recs.append((s, -(t + offset), e, name))
         recs.sort(key=lambda r: (r[0], r[1]))
 
