@@ -10,19 +10,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "common/csv_out.h"
 #include "common/json_out.h"
 #include "stats/stats.h"
 
-#define WIDTH 80
+#define WIDTH_DEFAULT 80   /* not a terminal: what a report or a log is read at */
 
 enum view { V_OVERVIEW, V_STEPS, V_OPS, V_KERNELS, V_API, V_MEMORY, V_ALL };
 static const char *const view_names[] = { "overview", "steps", "ops", "kernels", "api",
 					  "memory", "all", NULL };
-static const char *const sort_names[] = { "total", "avg", "max", "min", "count", NULL };
+static const char *const sort_names[] = { "total", "avg", "max", "min", "count", "self",
+					  NULL };
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
 static const char *const fmt_names[] = { "table", "csv", "json", NULL };
 static const char *const unit_names[] = { "s", "ms", "us", "ns", NULL };
@@ -40,10 +43,20 @@ struct ctx {
 	enum fmt fmt;
 	const char *op;
 	FILE *out;
+	int width;             /* table lines: the terminal's columns, else 80 */
 	struct csv csv;
 	struct jo jo;
 	int error;
 };
+
+/* The terminal's columns when stdout is one (40 to 400), else 80. */
+static int terminal_width(void)
+{
+	struct winsize ws;
+	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || !ws.ws_col)
+		return WIDTH_DEFAULT;
+	return ws.ws_col < 40 ? 40 : ws.ws_col > 400 ? 400 : ws.ws_col;
+}
 
 static void stats_usage(FILE *out)
 {
@@ -62,7 +75,8 @@ static void stats_usage(FILE *out)
 		"                    memory:   peak per device (memory_record.csv), largest\n"
 		"                              allocations (operator_memory.csv)\n"
 		"  --sort KEY      order of ops, kernels and api rows: total (default), avg,\n"
-		"                  max, min (smallest first) or count\n"
+		"                  max, min (smallest first), count, or self (operators'\n"
+		"                  self time; the others by total)\n"
 		"  --top N         rows per table (default 15; 0: all); not for steps\n"
 		"  --unit U        time unit: s, ms (default), us, ns\n"
 		"  --op NAME       every call of operator NAME (operator_details.csv), in\n"
@@ -91,14 +105,16 @@ static void tline(struct ctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	note_error(c, fprintf(c->out, "%s\n", stats_ellipsize(buf, WIDTH, cut, sizeof(cut))) < 0);
+	note_error(c, fprintf(c->out, "%s\n", stats_ellipsize(buf, (size_t)c->width, cut,
+							       sizeof(cut))) < 0);
 }
 
-/* A sentence to be read whole: folded at spaces to WIDTH, never cut;
+/* A sentence to be read whole: folded at spaces to the width, never cut;
  * later lines indented under the first's text. */
 static void tpara(struct ctx *c, const char *head, const char *text)
 {
-	size_t indent = strlen(head), room = WIDTH > indent + 20 ? WIDTH - indent : 20;
+	size_t width = (size_t)c->width, indent = strlen(head);
+	size_t room = width > indent + 20 ? width - indent : 20;
 	const char *p = text;
 	for (int first = 1; *p; first = 0) {
 		size_t n = strlen(p);
@@ -141,7 +157,7 @@ struct val {
 	double d;
 };
 
-static int field_width(const struct field *f, int n, int i)
+static int field_width(const struct ctx *c, const struct field *f, int n, int i)
 {
 	if (f[i].width)
 		return f[i].width;
@@ -151,7 +167,7 @@ static int field_width(const struct field *f, int n, int i)
 			used += f[k].width;
 			shown++;
 		}
-	return WIDTH - used - shown;   /* one space between columns */
+	return c->width - used - shown;   /* one space between columns */
 }
 
 static void title_of(const struct ctx *c, const struct field *f, char *buf, size_t n)
@@ -169,8 +185,11 @@ static void table_cells(struct ctx *c, const struct field *f, int n, char cells[
 	for (int i = 0; i < n && i < TABLE_COLS; i++) {
 		if (f[i].width < 0)
 			continue;
-		int w = field_width(f, n, i);
-		stats_ellipsize(cells[i], (size_t)w, cut, sizeof(cut));
+		int w = field_width(c, f, n, i);
+		if (f[i].type == F_STR && strcmp(f[i].key, "name") == 0)
+			stats_cut_name(cells[i], (size_t)w, cut, sizeof(cut));
+		else
+			stats_ellipsize(cells[i], (size_t)w, cut, sizeof(cut));
 		int pad = w - (int)stats_text_width(cut);
 		int left = f[i].type == F_STR;
 		if (!first)
@@ -208,9 +227,10 @@ static void emit_begin(struct ctx *c, const char *key, const char *title,
 		for (int i = 0; i < n && i < TABLE_COLS; i++)
 			title_of(c, &f[i], cells[i], sizeof(cells[i]));
 		table_cells(c, f, n, cells);
-		char rule[WIDTH + 1];
-		memset(rule, '-', WIDTH);
-		rule[WIDTH] = '\0';
+		char rule[512];
+		int rw = c->width < (int)sizeof rule ? c->width : (int)sizeof rule - 1;
+		memset(rule, '-', (size_t)rw);
+		rule[rw] = '\0';
 		tline(c, "%s", rule);
 	}
 }
@@ -302,7 +322,7 @@ static size_t shown(const struct ctx *c, size_t n, long top)
 
 static const char *sort_title(const struct ctx *c)
 {
-	static const char *const t[] = { "total", "average", "max", "min", "calls" };
+	static const char *const t[] = { "total", "average", "max", "min", "calls", "self" };
 	return t[c->sort];
 }
 
@@ -321,6 +341,8 @@ static int emit_ops(struct ctx *c, long top, const char *key)
 		return load_failed(err);
 	stats_agg_sort(&a, c->sort, STATS_OP_TOTAL);
 	int table = c->fmt == FMT_TABLE, mn = c->sort == STATS_SORT_MIN;
+	/* a CPU-only run: no Device column of zeros in the table */
+	int dev = !table || stats_agg_total(&a, STATS_OP_DEVICE) > 0;
 	const struct field f[] = {
 		{ "Name", "name", F_STR, 0 },
 		{ "Calls", "calls", F_INT, 6 },
@@ -332,15 +354,15 @@ static int emit_ops(struct ctx *c, long top, const char *key)
 		{ "Self Avg", "self_avg", F_TIME, -1 },
 		{ "Self Min", "self_min", F_TIME, -1 },
 		{ "Self Max", "self_max", F_TIME, -1 },
-		{ "Device", "device_total", F_TIME, 10 },
+		{ "Device", "device_total", F_TIME, dev ? 10 : -1 },
 	};
 	/* table rows hold at most 8 cells: the table leaves out the self
 	 * min/avg/max columns (csv and json have them) */
 	const struct field tf[] = { f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[10] };
 	int nf = table ? 8 : 11;
 	char title[200];
-	snprintf(title, sizeof(title), "Operators by %s host time (%zu names, operator_details.csv)",
-		 sort_title(c), a.n);
+	snprintf(title, sizeof(title), "Operators by %s %stime (%zu names, operator_details.csv)",
+		 sort_title(c), c->sort == STATS_SORT_SELF ? "" : "host ", a.n);
 	emit_begin(c, key, title, table ? tf : f, nf);
 	for (size_t i = 0; i < shown(c, a.n, top); i++) {
 		const struct stats_row *r = &a.rows[i];
@@ -376,7 +398,7 @@ static int emit_kernels(struct ctx *c, long top, const char *key)
 	}
 	if (rc != 0)
 		return load_failed(err);
-	stats_agg_sort(&a, c->sort, 0);
+	stats_agg_sort(&a, c->sort == STATS_SORT_SELF ? STATS_SORT_TOTAL : c->sort, 0);
 	double all = stats_agg_total(&a, 0);
 	const struct field f[] = {
 		{ "Name", "name", F_STR, 0 },
@@ -416,7 +438,7 @@ static int emit_api(struct ctx *c, long top, const char *key)
 	}
 	if (rc != 0)
 		return load_failed(err);
-	stats_agg_sort(&a, c->sort, 0);
+	stats_agg_sort(&a, c->sort == STATS_SORT_SELF ? STATS_SORT_TOTAL : c->sort, 0);
 	const struct field f[] = {
 		{ "Name", "name", F_STR, 0 },
 		{ "Level", "level", F_STR, 7 },
@@ -725,10 +747,13 @@ static int emit_overview(struct ctx *c)
 		overview_text(c, &sum, &rec);
 	}
 	stats_free_recording(&rec);
+	/* by self time: totals list the wrappers first (aten::conv2d holds
+	 * aten::convolution holds ...); self time is where the time goes */
 	enum stats_sort keep = c->sort;
-	c->sort = STATS_SORT_TOTAL;
+	c->sort = STATS_SORT_SELF;
 	int r1 = emit_ops(c, 5, "top_operators");
-	int r2 = emit_kernels(c, 5, "top_kernels");
+	c->sort = STATS_SORT_TOTAL;
+	int r2 = c->fmt == FMT_TABLE && !sum.device_rows ? 0 : emit_kernels(c, 5, "top_kernels");
 	c->sort = keep;
 	return r1 ? r1 : r2;
 }
@@ -923,7 +948,7 @@ static int stats_emit_views(struct ctx *c)
 int cmd_stats(int argc, char **argv)
 {
 	struct ctx c = { .view = V_OVERVIEW, .sort = STATS_SORT_TOTAL, .top = 15, .unit = 1,
-			 .fmt = FMT_TABLE, .out = stdout };
+			 .fmt = FMT_TABLE, .out = stdout, .width = terminal_width() };
 	char outdir[4096];
 	int rc = stats_args(argc, argv, &c);
 	if (rc)

@@ -30,8 +30,10 @@ struct stats_agg {
 	int nmetrics;
 };
 
+/* SELF: an operator's self time total (the metric after the sorted one);
+ * for rows without one, as TOTAL. */
 enum stats_sort { STATS_SORT_TOTAL, STATS_SORT_AVG, STATS_SORT_MAX, STATS_SORT_MIN,
-		  STATS_SORT_COUNT };
+		  STATS_SORT_COUNT, STATS_SORT_SELF };
 
 void stats_agg_init(struct stats_agg *a, int nmetrics);
 /* Adds `count` samples already summed (sum/min/max per metric) under
@@ -147,6 +149,10 @@ size_t stats_text_width(const char *s);
 /* Copies s into out (size outsz), cut to `width` columns with an ellipsis
  * ("…") in the middle when longer. Returns out. */
 char *stats_ellipsize(const char *s, size_t width, char *out, size_t outsz);
+/* A name cut to `width` where names still tell apart: a signature loses
+ * its arguments first ("f(…)"), a qualified name its qualifiers' head
+ * ("autograd::engi…: AddmmBackward0"), anything else its middle. */
+char *stats_cut_name(const char *s, size_t width, char *out, size_t outsz);
 /* v with `decimals` decimals, fewer when that does not fit in `width`
  * characters (and exponent form as a last resort). Returns out. */
 char *stats_fmt_num(double v, int decimals, int width, char *out, size_t outsz);

@@ -142,6 +142,10 @@ static double key_of(const struct stats_row *r)
 	case STATS_SORT_MAX: return r->max[sort_metric];
 	case STATS_SORT_MIN: return -r->min[sort_metric];
 	case STATS_SORT_COUNT: return (double)r->count;
+	case STATS_SORT_SELF:
+		if (sort_metric + 1 < STATS_METRICS)
+			return r->sum[sort_metric + 1];
+		break;
 	case STATS_SORT_TOTAL: break;
 	}
 	return r->sum[sort_metric];
@@ -224,6 +228,64 @@ char *stats_ellipsize(const char *s, size_t width, char *out, size_t outsz)
 	size_t tb = cp_offset(s, w - tail);
 	snprintf(out, outsz, "%.*s\xe2\x80\xa6%s", (int)hb, s, s + tb);
 	return out;
+}
+
+/* Where the last qualifier of `s` (its first `len` bytes) ends: after the
+ * last ": ", "::", "." or "/"; 0 when there is none. */
+static size_t last_qualifier(const char *s, size_t len)
+{
+	size_t at = 0;
+	for (size_t i = 0; i + 1 < len; i++) {
+		if ((s[i] == ':' && (s[i + 1] == ' ' || s[i + 1] == ':')))
+			at = i + 2;
+		else if ((s[i] == '.' || s[i] == '/') && i > 0)
+			at = i + 1;
+	}
+	return at < len ? at : 0;
+}
+
+/* The '(' opening a trailing argument list ("f<a>(int, g(x))"), or NULL
+ * when the name does not end with one ("enumerate(DataLoader)#next"). */
+static const char *args_open(const char *s, size_t len)
+{
+	if (!len || s[len - 1] != ')')
+		return NULL;
+	int depth = 0;
+	for (size_t i = len; i-- > 0;) {
+		depth += s[i] == ')';
+		depth -= s[i] == '(';
+		if (!depth)
+			return s + i;
+	}
+	return NULL;
+}
+
+char *stats_cut_name(const char *s, size_t width, char *out, size_t outsz)
+{
+	if (stats_text_width(s) <= width || width < 8 || outsz == 0)
+		return stats_ellipsize(s, width, out, outsz);
+	/* a signature's arguments go first: "f(int, float)" -> "f(…)" */
+	size_t len = strlen(s);
+	const char *paren = args_open(s, len);
+	if (paren && paren > s) {
+		len = (size_t)(paren - s);
+		char buf[512];
+		snprintf(buf, sizeof buf, "%.*s(\xe2\x80\xa6)", (int)len, s);
+		if (stats_text_width(buf) <= width)
+			return stats_ellipsize(buf, width, out, outsz);
+	}
+	/* then the qualifiers' head: the last name tells siblings apart */
+	size_t q = last_qualifier(s, len);
+	char part[512];
+	snprintf(part, sizeof part, "%.*s", (int)len, s);
+	size_t tail_w = stats_text_width(part + q);
+	if (q && tail_w + 1 <= width) {
+		size_t head = width - 1 - tail_w;
+		snprintf(out, outsz, "%.*s\xe2\x80\xa6%s", (int)cp_offset(part, head), part,
+			 part + q);
+		return out;
+	}
+	return stats_ellipsize(part, width, out, outsz);
 }
 
 char *stats_fmt_num(double v, int decimals, int width, char *out, size_t outsz)

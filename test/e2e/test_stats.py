@@ -64,7 +64,11 @@ class HostSteps(StatsCase):
         # host-only steps: no device split that would call it all "device idle"
         self.assertIn("no device activity was recorded", out)
         self.assertNotIn("Free (device idle)", out)
-        self.assertIn("Operators by total host time", out)
+        # the overview's operators by self time (totals list the wrappers first);
+        # no device: no Device column, no device task section
+        self.assertIn("Operators by self time", out)
+        self.assertNotIn("Device(ms)", out)
+        self.assertNotIn("Device tasks", out)
 
     def test_steps_view_matches_csv(self):
         out = self.ok(self.run.run_dir, "--view", "steps", "--unit", "us")
@@ -200,6 +204,14 @@ class Operators(StatsCase):
         self.assertEqual(totals, sorted(totals, reverse=True))
         out = self.ok(self.run.run_dir, "--view", "ops", "--top", "3")
         self.assertEqual(len(body_rows(out, "Operators")), min(3, len(names)))
+        # --sort self: by the operators' self time
+        out = self.ok(self.run.run_dir, "--view", "ops", "--format", "json", "--top", "0",
+                      "--sort", "self")
+        selfs = [r["self_total"] for r in json.loads(out)["operators"]]
+        self.assertEqual(selfs, sorted(selfs, reverse=True))
+        out = self.ok(self.run.run_dir, "--view", "ops", "--sort", "self")
+        self.assertIn("Operators by self time", out)
+        self.assertNotIn("Device(ms)", out)   # a CPU-only run: no column of zeros
 
     def test_op_calls(self):
         name = self.ops[0][0]

@@ -165,6 +165,32 @@ static void test_steps_summary(void)
 	CHECK(sum.other == 2);       /* 30 - 20 - 4 - 4 */
 }
 
+/* Issue 17 §8: ten autograd nodes all printed as "autograd:…ackward0". */
+#define ELL "\xe2\x80\xa6"
+static void test_cut_name(void)
+{
+	char out[256];
+	const char *bw[] = { "autograd::engine::evaluate_function: AddmmBackward0",
+			     "autograd::engine::evaluate_function: ReluBackward0",
+			     "autograd::engine::evaluate_function: TBackward0" };
+	CHECK_STR(stats_cut_name(bw[0], 18, out, sizeof out), "aut" ELL "AddmmBackward0");
+	CHECK_STR(stats_cut_name(bw[1], 18, out, sizeof out), "auto" ELL "ReluBackward0");
+	CHECK_STR(stats_cut_name(bw[2], 18, out, sizeof out), "autogra" ELL "TBackward0");
+	/* the qualifier goes whole when the last name fills the column */
+	CHECK_STR(stats_cut_name("aten::cudnn_convolution", 18, out, sizeof out),
+		  "" ELL "cudnn_convolution");
+	/* a signature loses its arguments first, matched from the end */
+	CHECK_STR(stats_cut_name("void at::native::(anonymous namespace)::k<4>(int, float*)", 50,
+				 out, sizeof out), "void at::native::(anonymous namespace)::k<4>(" ELL ")");
+	/* not a signature: no argument list to drop */
+	CHECK_STR(stats_cut_name("enumerate(DataLoader)#_BaseDataLoaderIter.__next__", 29, out,
+				 sizeof out), "enumerate(DataLoader" ELL "__next__");
+	/* fits: as it is; no qualifier: the middle goes */
+	CHECK_STR(stats_cut_name("aten::mm", 18, out, sizeof out), "aten::mm");
+	CHECK_STR(stats_cut_name("abcdefghijklmnopqrstuvwxyz", 9, out, sizeof out),
+		  "abcd" ELL "wxyz");
+}
+
 int main(void)
 {
 	test_csv_basic();
@@ -174,6 +200,7 @@ int main(void)
 	test_parse_num();
 	test_agg();
 	test_text();
+	test_cut_name();
 	test_steps_summary();
 	return unit_done();
 }
