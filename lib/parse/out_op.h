@@ -21,6 +21,8 @@ struct out_op {
 	int64_t seq;                 /* autograd sequence number; < 0: none */
 	int32_t fwd_tid;             /* 0: none */
 	int user;                    /* a user annotation (record_function), not an ATen op */
+	int merged;                  /* it only wraps one op of its own name: not written
+				      * (its row, trace event and count are that op's) */
 	/* Device time of the tasks its calls launched (self) and its
 	 * descendants' too (total): all tasks, and kernels only. */
 	uint64_t dev_self_ns, dev_total_ns, kernel_self_ns, kernel_total_ns;

@@ -113,6 +113,8 @@ struct model_op {
 	uint32_t flags;                /* RAW_OP_* */
 	uint64_t id;                   /* External id, given when it opened */
 	struct model_devnode *node;    /* it (or a child) launched device work */
+	uint32_t children;             /* direct children closed so far */
+	int same_child;                /* the last of them bears its name */
 };
 
 /* A device API call waiting on its thread for what comes next. */
@@ -218,7 +220,7 @@ struct model_counts {
 	uint64_t unmatched_pops, unmatched_ends;
 	uint64_t unfinished_ranges, unfinished_async;
 	uint64_t steps_unknown_start, lost_records, host_samples;
-	uint64_t ops, ops_clamped, ops_dropped, windows;
+	uint64_t ops, ops_clamped, ops_dropped, ops_merged, windows;
 	uint64_t dev_tasks, dev_apis, dev_collectives, dev_memory, dev_samples, dev_markers;
 	uint64_t dev_unlinked;         /* tasks whose call was not (or no longer) known */
 	uint64_t sel_nomem;            /* --step-list sums lost to memory */

@@ -93,7 +93,8 @@ static struct model_devnode *finalize(struct parse_model *m, struct model_devnod
 	n->row.dev_total_ns = n->total_ns;
 	n->row.kernel_self_ns = n->kself_ns;
 	n->row.kernel_total_ns = n->ktotal_ns;
-	out_op_details_row(m->out.details, &n->row);
+	if (!n->row.merged)
+		out_op_details_row(m->out.details, &n->row);
 	unlink_closed(m, n);
 	parse_idmap_del(&m->devnodes, n->id);
 	if (parent)

@@ -2,6 +2,7 @@
 #include "parse/parse_model_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "parse/out_trace_op.h"
 
@@ -24,20 +25,33 @@ static void op_close(struct parse_model *m, struct model_proc *p, struct model_t
 		m->n.ops_clamped++;
 	}
 	uint64_t dur = o->end_ns - o->start_ns;
-	if (t->nops)
-		t->ops[t->nops - 1].child_ns += dur;
+	if (t->nops) {
+		struct model_op *parent = &t->ops[t->nops - 1];
+		parent->child_ns += dur;
+		parent->children++;
+		parent->same_child = parent->name == o->name ||
+				     (parent->name && o->name && strcmp(parent->name, o->name) == 0);
+	}
 	struct out_op out = {
 		.pid = p->pid, .tid = model_out_tid(t), .id = o->id, .name = o->name,
 		.shapes = o->shapes, .types = o->types, .stack = o->stack,
 		.start_ns = o->start_ns, .end_ns = o->end_ns,
 		.self_ns = dur - (o->child_ns < dur ? o->child_ns : dur),
 		.seq = o->seq, .fwd_tid = o->fwd_tid, .user = (o->flags & RAW_OP_USER) != 0,
+		/* as torch's EventList counts (_remove_dup_nodes): an op whose only
+		 * child bears its name (a redispatch: aten::div_ in aten::div_) is
+		 * one call, shown once, by the inner op */
+		.merged = o->children == 1 && o->same_child,
 	};
-	out_trace_op(m->out.trace, &m->op_json, &out);
 	if (o->node)   /* its row waits for its device work */
 		model_devnode_close(m, o->node, &out);
-	else
+	else if (!out.merged)
 		out_op_details_row(m->out.details, &out);
+	if (out.merged) {
+		m->n.ops_merged++;
+		return;
+	}
+	out_trace_op(m->out.trace, &m->op_json, &out);
 	out_op_stat_add(model_opstat(m, p), out.name, out.self_ns);
 	m->n.ops++;
 }

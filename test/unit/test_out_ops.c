@@ -346,6 +346,43 @@ static void test_no_ops(void)
 	free(run);
 }
 
+/* Issue 17 §9: an op whose only child bears its name (a redispatch:
+ * aten::div_ in aten::div_) is one call, as torch's EventList counts it
+ * (_remove_dup_nodes); an op with two such children, or another name
+ * inside, stays. */
+static void test_same_name_nesting(void)
+{
+	char *run = rg_tmpdir("ops-dup");
+	main_thread(run);
+	struct raw_writer w;
+	char *d = rg_path(run, "raw/700.0");
+	CHECK(rg_open(&w, d, "fw.raw", 700, 0, RAW_STREAM_FRAMEWORK, RAW_CLOCK_MONOTONIC,
+		      "framework") == 0);
+	rg_op(&w, T + 100, T + 500, 700, "aten::div_", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 110, T + 490, 700, "aten::div_", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 600, T + 900, 700, "aten::add_", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 610, T + 700, 700, "aten::add_", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 710, T + 800, 700, "aten::add_", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 1000, T + 1300, 700, "aten::mul", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, T + 1010, T + 1200, 700, "aten::mul_", NULL, NULL, NULL, -1, 0);
+	raw_writer_close(&w);
+	free(d);
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK);
+	CHECK(p.r.ops == 6);   /* 7 records, one merged */
+	CHECK_CONTAINS(p.opstat_csv, "-1,aten::div_,CPU,1,0.380,");   /* the inner's time */
+	CHECK_CONTAINS(p.opstat_csv, "-1,aten::add_,CPU,3,");
+	CHECK_CONTAINS(p.opstat_csv, "-1,aten::mul,CPU,1,");
+	CHECK_CONTAINS(p.opstat_csv, "-1,aten::mul_,CPU,1,");
+	size_t rows = 0;
+	for (const char *c = p.details_csv; c && (c = strstr(c, "aten::div_,")); c++)
+		rows++;
+	CHECK(rows == 1);
+	parsed_free(&p);
+	free(run);
+}
+
 #define MANY 2000
 
 /* A fw.raw cut short in its second chunk: what is there is read. */
@@ -386,6 +423,7 @@ int main(void)
 	test_no_ops();
 	test_step_list();
 	test_loop_hints();
+	test_same_name_nesting();
 	test_damaged_fw();
 	return unit_done();
 }
