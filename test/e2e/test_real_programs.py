@@ -48,8 +48,14 @@ class TorchvisionCnn(RealProgram):
         self.assertEqual(ops["aten::conv2d"], 2 * (self.STEPS + 2), ops.most_common(8))
         convs = events(t, ph="X", cat="cpu_op", name="aten::conv2d")
         self.assertTrue(all(e["args"].get("Input Dims") for e in convs))
-        self.assertTrue(any("torch_cnn_fakedata.py" in "".join(e["args"].get("Call stack", ""))
-                            for e in convs), convs[0]["args"])
+        # the script's frame shows the training loop's line, not where the
+        # profiler session began (the optimizer's) nor `import torch`
+        with open(os.path.join(WORKLOADS, "torch_cnn_fakedata.py")) as f:
+            loop_line = 1 + [ln.strip() for ln in f].index("for x, y in loader:")
+        frame = "torch_cnn_fakedata.py(%d): main" % loop_line
+        stacks = [e["args"].get("Call stack", "") for e in convs]
+        self.assertTrue(stacks and all(frame in st for st in stacks[:2 * self.STEPS]),
+                        (frame, stacks[:1]))
         steps = [e for e in events(t, ph="X") if e["name"].startswith("ProfilerStep#")]
         self.assertEqual(len(steps), self.STEPS)
         fetch = collections.Counter(e["pid"] for e in events(t, ph="X", name="DataLoader fetch"))

@@ -43,6 +43,7 @@ class Hooks:
         self.steps = None
         self.backwards = None    # steps.BackwardCount, in the main process
         self.loop_seen = False   # the training loop began: operators are collected
+        self.batch_seen = False  # the loop took its first DataLoader batch
         self.device_said = False
 
     def install(self):
@@ -102,6 +103,9 @@ class Hooks:
     def _batch_taken(self):
         if not self.loop_seen:
             self._loop_begins("the first DataLoader batch")
+        elif not self.batch_seen and self.collector is not None and self.ops_guard.on:
+            self.ops_guard.call(self.collector.restart_for_stacks)
+        self.batch_seen = True
 
     def _user_profiler(self, what, device):
         """The program starts a profiler of its own (aside.py)."""

@@ -143,7 +143,17 @@ class Collector:
     def after_fork_in_child(self):
         self.forked = True  # nothing else here: the child may hold no lock we need
 
-    def update(self, step_ended=True):
+    def restart_for_stacks(self):
+        """The loop's first batch, in a session begun earlier (when the
+        optimizer was built) with call stacks: start afresh here. torch's
+        Python tracer gives the frames already running when a session
+        starts the line they were at then, so the loop's own frame would
+        show the optimizer's line in every stack; from here on it shows
+        the loop's."""
+        if self.running and threading.get_ident() == self.owner and self.detail & A.STACK:
+            self.update(step_ended=False, force_flush=True)
+
+    def update(self, step_ended=True, force_flush=False):
         """After each step (and at torch import, and when the program calls
         prof_tx.start/stop: step_ended False): follow the agent's state."""
         if self.forked:
@@ -160,7 +170,7 @@ class Collector:
         flush = False
         if self.running:
             ended = self.recording and (not rec or windows != self.windows)
-            flush = not want or ended or (flags & A.DETAIL) != self.detail or \
+            flush = force_flush or not want or ended or (flags & A.DETAIL) != self.detail or \
                 (rec and step_ended and self.rec_steps >= FLUSH_EVERY)
         if flush:
             # prof's own work on the program's thread, shown as such in the
