@@ -77,6 +77,48 @@ class TorchvisionCnn(RealProgram):
         self.assertFalse([e for e in convs if float(e["ts"]) < float(built[0]["ts"])])
 
 
+@unittest.skipUnless(have("torch.distributed.run"), "needs torch.distributed")
+class DdpGloo(RealProgram):
+    """Two ranks under torchrun (gloo, CPU): what a multi-rank run's
+    bookkeeping says (issue 17 §7). torch 1.13 on Python 3.11 needs
+    --redirects 1 --tee 1 there."""
+    STEPS = 6
+
+    def test_two_ranks_under_torchrun(self):
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")}
+        out = os.path.join(self.tmp, "out")
+        cmd = [PYTHON, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+               "--master_port", str(29500 + os.getpid() % 1000), "--redirects", "1",
+               "--tee", "1", os.path.join(WORKLOADS, "torch_ddp_gloo.py"), str(self.STEPS)]
+        proc = subprocess.run([PROF, "run", "-o", out, "--"] + cmd, capture_output=True,
+                              text=True, timeout=240, env=env)
+        run = Run(proc, out)
+        self.assertEqual(run.rc, 0, run.stderr[-3000:])
+        self.assertIn("ddp: %d steps on 2 ranks" % self.STEPS, run.stdout)
+        self.assertIn("%d steps: %d on each of 2 ranks" % (2 * self.STEPS, self.STEPS),
+                      run.stderr)
+        for r in range(2):
+            meta = run.json("rank_%d" % r, "profiler_metadata.json")["ENV_VARIABLES"]
+            self.assertEqual((meta.get("RANK"), meta.get("WORLD_SIZE")), (str(r), "2"))
+            t = run.json("rank_%d" % r, "PROFILER_OUTPUT", "trace_view.json")
+            self.assertEqual(t["distributedInfo"], {"rank": r})
+            steps = [e for e in events(t, ph="X") if e["name"].startswith("ProfilerStep#")]
+            self.assertEqual(len(steps), self.STEPS)
+            ops = collections.Counter(e["name"] for e in events(t, ph="X", cat="cpu_op"))
+            self.assertGreaterEqual(ops["c10d::allreduce_"], self.STEPS, ops.most_common(10))
+        rows = run.csv_rows("step_trace_time.csv")
+        self.assertEqual(rows[0][-1], "Rank")
+        self.assertEqual(sorted(r[-1] for r in rows[1:]), ["0"] * self.STEPS + ["1"] * self.STEPS)
+        # torchrun's launcher only imports and launches: it collects no operators
+        t = run.trace()
+        names = {e["pid"]: e["args"]["name"] for e in events(t, ph="M", name="process_name")}
+        launcher = [p for p, n in names.items()
+                    if "torch.distributed.run" in n and "torch_ddp_gloo" in n]
+        self.assertTrue(launcher, names)
+        self.assertFalse([e for e in events(t, ph="X", cat="cpu_op") if e["pid"] in launcher])
+
+
 class ManualSgd(RealProgram):
     def test_no_optimizer_is_said(self):
         cmd = [PYTHON, os.path.join(WORKLOADS, "torch_manual_sgd.py"), "6"]
