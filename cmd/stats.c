@@ -695,7 +695,17 @@ static void overview_text(struct ctx *c, const struct stats_step_summary *sum,
 	      stats_fmt_num(conv(c, sum->avg), d, 16, b, sizeof(b)), unit(c),
 	      stats_fmt_num(conv(c, sum->median), d, 16, m, sizeof(m)), unit(c));
 	overview_lost(c, rec);
-	if (!sum->device_rows)
+	if (!sum->device_rows && sum->communication > 0) {
+		/* host rows with torch.distributed's CPU collectives (gloo) */
+		tline(c, "Step time split (step_trace_time.csv, host: collectives of a CPU backend):");
+		tline(c, "  %-32s %14s %-2s %6.2f%%", "Communication",
+		      stats_fmt_num(conv(c, sum->communication), d, 14, a, sizeof(a)), unit(c),
+		      100.0 * sum->communication / base);
+		tline(c, "  %-32s %14s %-2s %6.2f%%", "Other (host)",
+		      stats_fmt_num(conv(c, sum->rows_total - sum->communication), d, 14, a,
+				    sizeof(a)), unit(c),
+		      100.0 * (sum->rows_total - sum->communication) / base);
+	} else if (!sum->device_rows)
 		/* Host-only rows hold the whole step in Free: calling that
 		 * "device idle" would mislead. */
 		tline(c, "Step time split: no device activity was recorded "

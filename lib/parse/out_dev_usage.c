@@ -7,6 +7,7 @@ const char *out_vendor_name(uint32_t vendor)
 	switch (vendor) {
 	case RAW_VENDOR_SIM:  return "SIM";
 	case RAW_VENDOR_CUDA: return "CUDA";
+	case OUT_VENDOR_HOST: return "HOST";
 	default:              return "DEVICE";
 	}
 }

@@ -63,6 +63,17 @@ void out_step_host_row(const struct out_step *s, struct out_step_row *row)
 	row->free_ = row->stage = dur;
 }
 
+void out_step_host_comm(const struct out_step *s, struct out_step_row *row)
+{
+	uint64_t dur = s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
+	row->computing = row->overlapped = 0;
+	row->comm_not_overlapped = row->comm;
+	row->comm_not_overlapped_excl_recv = row->comm > row->bubble ? row->comm - row->bubble : 0;
+	row->stage = dur;
+	row->free_ = dur > row->comm ? dur - row->comm : 0;
+	row->preparing = 0;
+}
+
 void out_step_acc_row(const struct out_step_acc *a, const struct out_step *s, int32_t device,
 		      struct out_step_row *row)
 {

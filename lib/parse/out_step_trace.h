@@ -87,6 +87,12 @@ void out_step_acc_row(const struct out_step_acc *a, const struct out_step *s, in
 		      struct out_step_row *row);
 /* The host-only row of step s. */
 void out_step_host_row(const struct out_step *s, struct out_step_row *row);
+/* A host row that carries communication (torch.distributed's CPU
+ * backends): `row`, computed as a device's, made a host row again. The
+ * host's compute is not known: Computing and Overlapped 0, all
+ * communication not overlapped; Stage the step's duration, Free what
+ * communication leaves of it, Preparing 0. */
+void out_step_host_comm(const struct out_step *s, struct out_step_row *row);
 
 /* One device's activity as lists, each sorted by start_ns. */
 struct out_device {

@@ -221,6 +221,7 @@ struct model_counts {
 	uint64_t unfinished_ranges, unfinished_async;
 	uint64_t steps_unknown_start, lost_records, host_samples;
 	uint64_t ops, ops_clamped, ops_dropped, ops_merged, windows;
+	uint64_t fw_collectives;       /* from CPU backends' work ranges */
 	uint64_t dev_tasks, dev_apis, dev_collectives, dev_memory, dev_samples, dev_markers;
 	uint64_t dev_unlinked;         /* tasks whose call was not (or no longer) known */
 	uint64_t sel_nomem;            /* --step-list sums lost to memory */

@@ -158,7 +158,15 @@ void model_on_dev_activity(struct parse_model *m, struct parse_stream *s)
 		task_out(m, p, &k, c);
 }
 
-static uint64_t group_seq(struct model_proc *p, const char *group)
+void model_step_comm(struct model_proc *p, uint32_t vendor, uint32_t device, uint64_t start_ns,
+		     uint64_t end_ns, int recv)
+{
+	struct model_task k = { .vendor = vendor, .device = device, .start_ns = start_ns,
+				.end_ns = end_ns, .step_kind = OUT_TASK_COMM, .recv = recv };
+	step_add(p, &k);
+}
+
+uint64_t model_group_seq(struct model_proc *p, const char *group)
 {
 	for (size_t i = 0; i < p->ngroups; i++)
 		if (strcmp(p->groups[i].group, group) == 0)
@@ -198,7 +206,7 @@ void model_on_dev_collective(struct parse_model *m, struct parse_stream *s)
 	flow(m, p, c, rc.device, rc.stream, s->ns);
 	task_out(m, p, &k, c);
 	struct out_coll oc = { p->pid, rc.op, rc.vendor, rc.device, rc.rank, rc.peer, k.start_ns,
-			       k.end_ns, rc.bytes, group_seq(p, group), name, group, ranks };
+			       k.end_ns, rc.bytes, model_group_seq(p, group), name, group, ranks };
 	out_comm_add(m->out.comm, p, &oc);
 	m->n.dev_collectives++;
 }

@@ -2,6 +2,7 @@
 #ifndef PROF_PARSE_MODEL_INT_H
 #define PROF_PARSE_MODEL_INT_H
 
+
 #include <string.h>
 #include "parse/parse_model.h"
 
@@ -27,6 +28,19 @@ void model_on_thread_name(struct parse_model *m, struct parse_stream *s);
 void model_on_process(struct parse_model *m, struct parse_stream *s);
 void model_on_metadata(struct parse_model *m, struct parse_stream *s);
 void model_on_lost(struct parse_model *m, struct parse_stream *s);
+
+/* parse_model_dev.c: a communication task in the step accounting of
+ * (vendor, device) of p; the n-th collective of p in `group`. */
+void model_step_comm(struct model_proc *p, uint32_t vendor, uint32_t device, uint64_t start_ns,
+		     uint64_t end_ns, int recv);
+uint64_t model_group_seq(struct model_proc *p, const char *group);
+
+/* parse_model_fwcoll.c: the collectives of torch.distributed's CPU
+ * backends, from their work ranges among the operators. */
+#define MODEL_HOST_DEVICE ((uint32_t)-1)   /* the row's Device_id -1 */
+int model_fw_is_collective(const char *name);
+void model_fw_collective(struct parse_model *m, struct model_proc *p, const struct out_op *op);
+uint64_t model_fw_coll_bytes(const char *shapes, const char *types);
 
 /* parse_model_ops.c */
 void model_on_op(struct parse_model *m, struct parse_stream *s);

@@ -1,5 +1,6 @@
 /* Step boundaries and recording switched on and off. */
 #include "parse/parse_model_int.h"
+#include "parse/out_dev_usage.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -246,6 +247,8 @@ int model_step_rows(const struct parse_model *m, struct out_step_row **rows, siz
 				out_step_acc_reset(&none);
 				out_step_acc_row(&none, &m->steps[i], dev, r);
 			}
+			if (p->devs[d].vendor == OUT_VENDOR_HOST)
+				out_step_host_comm(&m->steps[i], r);
 		}
 		int64_t rank = proc_rank(p);
 		for (size_t j = first; j < *n; j++)

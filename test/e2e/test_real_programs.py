@@ -91,8 +91,8 @@ class DdpGloo(RealProgram):
         cmd = [PYTHON, "-m", "torch.distributed.run", "--nproc_per_node", "2",
                "--master_port", str(29500 + os.getpid() % 1000), "--redirects", "1",
                "--tee", "1", os.path.join(WORKLOADS, "torch_ddp_gloo.py"), str(self.STEPS)]
-        proc = subprocess.run([PROF, "run", "-o", out, "--"] + cmd, capture_output=True,
-                              text=True, timeout=240, env=env)
+        proc = subprocess.run([PROF, "run", "-o", out, "--record-shapes", "--"] + cmd,
+                              capture_output=True, text=True, timeout=240, env=env)
         run = Run(proc, out)
         self.assertEqual(run.rc, 0, run.stderr[-3000:])
         self.assertIn("ddp: %d steps on 2 ranks" % self.STEPS, run.stdout)
@@ -107,7 +107,23 @@ class DdpGloo(RealProgram):
             self.assertEqual(len(steps), self.STEPS)
             ops = collections.Counter(e["name"] for e in events(t, ph="X", cat="cpu_op"))
             self.assertGreaterEqual(ops["c10d::allreduce_"], self.STEPS, ops.most_common(10))
+        # gloo's collectives, seen from the framework (§4): in every step's
+        # Communication, in communication.json with their sizes, and in the
+        # cluster's matrix
+        for r in range(2):
+            comm = run.json("rank_%d" % r, "PROFILER_OUTPUT", "communication.json")
+            self.assertEqual(sorted(comm), sorted("step%d" % i for i in range(1, self.STEPS + 1)))
+            for step in comm.values():
+                ops = step["collective"]
+                self.assertTrue(any(k.startswith("gloo:all_reduce__") for k in ops), ops)
+                sizes = [v["Communication Bandwidth Info"]["HOST"]["Transit Size(MB)"]
+                         for v in ops.values()]
+                # DDP's gradient bucket (64*256+256+256*10+10 floats) and the metric
+                self.assertIn(round(19210 * 4 / 2 ** 20, 6), [round(x, 6) for x in sizes])
         rows = run.csv_rows("step_trace_time.csv")
+        self.assertTrue(all(float(r[5]) > 0 for r in rows[1:]), rows)   # Communication
+        matrix = run.json("cluster_analysis_output", "cluster_communication_matrix.json")
+        self.assertTrue(matrix)
         self.assertEqual(rows[0][-1], "Rank")
         self.assertEqual(sorted(r[-1] for r in rows[1:]), ["0"] * self.STEPS + ["1"] * self.STEPS)
         # torchrun's launcher only imports and launches: it collects no operators

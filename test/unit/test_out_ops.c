@@ -9,6 +9,7 @@
 
 #include "parse/out_op_details.h"
 #include "parse/out_op_stat.h"
+#include "parse/parse_model_int.h"
 #include "raw/raw_clock.h"
 
 #define SHAPES "[[64, 128], [128, 256]]"
@@ -383,6 +384,23 @@ static void test_same_name_nesting(void)
 	free(run);
 }
 
+/* Issue 17 §4: the bytes of a CPU backend's collective from the shapes
+ * and types record_shapes gives its work range. */
+static void test_fw_coll_bytes(void)
+{
+	CHECK(model_fw_coll_bytes("[[19210]]", "[\"float\"]") == 19210 * 4);
+	CHECK(model_fw_coll_bytes("[[]]", "[\"float\"]") == 4);            /* a scalar */
+	CHECK(model_fw_coll_bytes("[[4, 5], [3]]", "[\"double\", \"c10::BFloat16\"]") ==
+	      4 * 5 * 8 + 3 * 2);
+	CHECK(model_fw_coll_bytes("[[8]]", "[\"long int\"]") == 64);
+	CHECK(model_fw_coll_bytes("[[8]]", "[\"SomeNewType\"]") == 0);      /* unknown: 0 */
+	CHECK(model_fw_coll_bytes(NULL, "[\"float\"]") == 0);             /* no record_shapes */
+	CHECK(model_fw_coll_bytes("not json", "[]") == 0);
+	CHECK(model_fw_is_collective("gloo:all_reduce") && model_fw_is_collective("mpi:broadcast"));
+	CHECK(!model_fw_is_collective("nccl:all_reduce"));   /* the device view's */
+	CHECK(!model_fw_is_collective("aten::mm") && !model_fw_is_collective("gl"));
+}
+
 #define MANY 2000
 
 /* A fw.raw cut short in its second chunk: what is there is read. */
@@ -424,6 +442,7 @@ int main(void)
 	test_step_list();
 	test_loop_hints();
 	test_same_name_nesting();
+	test_fw_coll_bytes();
 	test_damaged_fw();
 	return unit_done();
 }
