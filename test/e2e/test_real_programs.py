@@ -135,6 +135,32 @@ class DdpGloo(RealProgram):
         self.assertFalse([e for e in events(t, ph="X", cat="cpu_op") if e["pid"] in launcher])
 
 
+class Gan(RealProgram):
+    """D.step() then G.step() each iteration (issue 17 §6): a step spans
+    one whole cycle once the cycle is seen, and no update falls outside
+    every step."""
+    ITER = 6
+
+    def test_two_optimizers(self):
+        cmd = [PYTHON, os.path.join(WORKLOADS, "torch_gan.py"), str(self.ITER)]
+        run = self.prof_run("--", *cmd)
+        self.assertEqual(run.rc, 0, run.stderr)
+        self.assertIn("gan: %d iterations" % self.ITER, run.stdout)
+        t = run.trace()
+        steps = sorted((e for e in events(t, ph="X") if e["name"].startswith("ProfilerStep#")),
+                       key=lambda e: e["ts"])
+        self.assertEqual(len(steps), self.ITER)
+        opt = events(t, ph="X", cat="user_annotation")
+        opt = [e for e in opt if e["name"].startswith("Optimizer.step#")]
+        self.assertEqual(len(opt), 2 * self.ITER)
+
+        def inside(s):
+            return [o["name"] for o in opt if s["ts"] <= o["ts"] < s["ts"] + s["dur"]]
+        self.assertEqual(sum(len(inside(s)) for s in steps), 2 * self.ITER)   # none outside
+        for s in steps[2:]:   # steps 1 and 2 come before the cycle is known
+            self.assertEqual(inside(s), ["Optimizer.step#Adam.step", "Optimizer.step#SGD.step"])
+
+
 class ManualSgd(RealProgram):
     def test_no_optimizer_is_said(self):
         cmd = [PYTHON, os.path.join(WORKLOADS, "torch_manual_sgd.py"), "6"]

@@ -232,8 +232,24 @@ class Leader(unittest.TestCase):
         return [rule.ends_step(o) for o in seq]
 
     def test_gan_two_optimizers_one_step_per_iteration(self):
+        # steps end at D1, then (the cycle seen) at G2, G3, G4: one a
+        # cycle, and the last G update inside the last step (issue 17 §6)
         d, g = self.Opt(), self.Opt()
-        self.assertEqual(self.run_rule([d, g] * 4), [True, False] * 4)
+        self.assertEqual(self.run_rule([d, g] * 4),
+                         [True, False, False, True, False, True, False, True])
+
+    def test_three_optimizers_in_a_cycle(self):
+        a, b, c = self.Opt(), self.Opt(), self.Opt()
+        ends = self.run_rule([a, b, c] * 4)
+        self.assertEqual(sum(ends), 4)
+        self.assertTrue(ends[-1])    # the cycle's last optimizer ends it
+        self.assertEqual(ends[6:], [False, False, True, False, False, True])
+
+    def test_critic_steps_then_generator(self):
+        # WGAN-style, the critic stepping 3 times to G's once: not a cycle of
+        # one step each; the critic (first) keeps ending steps, as before
+        d, g = self.Opt(), self.Opt()
+        self.assertEqual(self.run_rule([d, d, d, g] * 3), [True, True, True, False] * 3)
 
     def test_other_optimizer_taking_over(self):
         a, b = self.Opt(), self.Opt()

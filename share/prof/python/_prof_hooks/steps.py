@@ -9,7 +9,13 @@ the outer one and counts once.
 Two optimizers (GAN-style D.step(); G.step(), or any number of them): the
 first optimizer object that steps leads, and a step ends when the leading
 optimizer's step() returns; steps of the other optimizers fall inside
-steps. When another optimizer steps twice while the leader does not step,
+steps. When the leader steps again after each other optimizer stepped
+once (a fixed cycle, each optimizer stepping once in it), the cycle's
+last optimizer leads from then on, so
+that a step spans one whole cycle and the last update of the run falls
+inside the last step (step 1 still ends at the first leader's step, and
+step 2 holds one and a half cycles: nothing online knows the cycle
+sooner). When another optimizer steps twice while the leader does not step,
 it becomes the leader (its second step ends a step), so a program that
 switches optimizers between phases keeps counting. A leader that was
 garbage-collected hands over to the next optimizer that steps.
@@ -46,33 +52,63 @@ def in_dataloader_worker():
     return w is not None and getattr(w, "_worker_info", None) is not None
 
 
+def _ref(opt):
+    try:
+        return weakref.ref(opt)
+    except TypeError:
+        return lambda o=opt: o
+
+
 class LeaderRule:
     """Decides which optimizer's step() ends a step (the rule above)."""
 
     def __init__(self):
         self._leader = None  # weakref (or a plain reference for objects without weakrefs)
         self._others = {}    # id(optimizer) -> steps since the leader last stepped
+        self._last = None    # the other optimizer that stepped last since then
+        self._run = 0        # the leader's steps in a row before the others
+        self._cycled = False  # the leader was handed to its cycle's last optimizer
 
     def _lead(self, opt):
-        try:
-            self._leader = weakref.ref(opt)
-        except TypeError:
-            self._leader = lambda o=opt: o
+        self._leader = _ref(opt)
         self._others.clear()
+        self._last = None
 
     def ends_step(self, opt):
         leader = self._leader() if self._leader is not None else None
         if leader is None or leader is opt:
             if leader is None:
                 self._lead(opt)
-            self._others.clear()
-            return True
+                self._run = 1
+                return True
+            return self._leader_steps()
         n = self._others.get(id(opt), 0) + 1
         if n >= 2:
             self._lead(opt)
+            self._run = 1
             return True
         self._others[id(opt)] = n
+        self._last = _ref(opt)
         return False
+
+    def _leader_steps(self):
+        """Several optimizers stepping in a fixed order (D.step(); G.step()):
+        once a whole cycle has been seen, its last optimizer leads, so that
+        a step ends where the cycle does and the last update of an
+        iteration falls inside its step. Once only: later cycles keep it."""
+        last = self._last() if self._last is not None else None
+        if last is None:
+            self._run += 1
+        elif not self._cycled and self._run == 1 and \
+                all(n == 1 for n in self._others.values()):
+            self._cycled = True
+            self._lead(last)
+            return False   # this iteration's cycle ends at that optimizer's step
+        else:
+            self._run = 1
+        self._others.clear()
+        self._last = None
+        return True
 
 
 class Steps:
