@@ -3,7 +3,6 @@
  * reading their step_trace_time.csv, cluster_step_trace_time.csv.
  */
 #include "cluster/cluster.h"
-#include "parse/parse_info.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -18,6 +17,7 @@
 #include "common/fsutil.h"
 #include "common/num.h"
 #include "parse/out_file.h"
+#include "parse/parse_info.h"
 
 #define OUT_NAME "cluster_analysis_output"
 

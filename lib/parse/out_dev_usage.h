@@ -33,12 +33,12 @@ void out_dev_usage_row(struct out_dev_usage *u, uint64_t ns, const struct raw_de
 int out_dev_usage_close(struct out_dev_usage *u);
 void out_dev_usage_abort(struct out_dev_usage *u);
 
-/* "CUDA", "SIM", or "DEVICE" for a family this prof does not know. */
 /* Not a device: work a process's host did for a device-like task (the
  * collectives of torch.distributed's CPU backends). Parse-only: the raw
  * format's vendors start at 1 and stay small. */
 #define OUT_VENDOR_HOST 0x100u
 
+/* "CUDA", "SIM", "HOST", or "DEVICE" for a family this prof does not know. */
 const char *out_vendor_name(uint32_t vendor);
 
 #endif

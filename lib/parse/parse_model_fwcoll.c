@@ -124,7 +124,7 @@ int model_fw_is_collective(const char *name)
 	return 0;
 }
 
-void model_fw_collective(struct parse_model *m, struct model_proc *p, const struct out_op *op)
+void model_fw_collective(struct parse_model *m, struct model_proc *p, const struct model_op *op)
 {
 	const char *what = strchr(op->name, ':');
 	uint32_t kind = what ? fw_coll_op(what + 1) : 0;
@@ -132,10 +132,8 @@ void model_fw_collective(struct parse_model *m, struct model_proc *p, const stru
 		return;
 	model_step_comm(p, OUT_VENDOR_HOST, MODEL_HOST_DEVICE, op->start_ns, op->end_ns,
 			kind == RAW_COLL_RECV);
-	int32_t rank = -1;
-	if (p->rank)
-		rank = (int32_t)strtol(p->rank, NULL, 10);
-	struct out_coll oc = { p->pid, kind, OUT_VENDOR_HOST, MODEL_HOST_DEVICE, rank, -1,
+	struct out_coll oc = { p->pid, kind, OUT_VENDOR_HOST, MODEL_HOST_DEVICE,
+			       (int32_t)model_proc_rank(p), -1,
 			       op->start_ns, op->end_ns, model_fw_coll_bytes(op->shapes, op->types),
 			       model_group_seq(p, ""), op->name, "", "" };
 	out_comm_add(m->out.comm, p, &oc);

@@ -2,7 +2,6 @@
 #ifndef PROF_PARSE_MODEL_INT_H
 #define PROF_PARSE_MODEL_INT_H
 
-
 #include <string.h>
 #include "parse/parse_model.h"
 
@@ -34,12 +33,14 @@ void model_on_lost(struct parse_model *m, struct parse_stream *s);
 void model_step_comm(struct model_proc *p, uint32_t vendor, uint32_t device, uint64_t start_ns,
 		     uint64_t end_ns, int recv);
 uint64_t model_group_seq(struct model_proc *p, const char *group);
+/* parse_model_steps.c: the process's rank (RAW_REC_PROCESS), or -1. */
+int64_t model_proc_rank(const struct model_proc *p);
 
 /* parse_model_fwcoll.c: the collectives of torch.distributed's CPU
  * backends, from their work ranges among the operators. */
 #define MODEL_HOST_DEVICE ((uint32_t)-1)   /* the row's Device_id -1 */
 int model_fw_is_collective(const char *name);
-void model_fw_collective(struct parse_model *m, struct model_proc *p, const struct out_op *op);
+void model_fw_collective(struct parse_model *m, struct model_proc *p, const struct model_op *op);
 uint64_t model_fw_coll_bytes(const char *shapes, const char *types);
 
 /* parse_model_ops.c */

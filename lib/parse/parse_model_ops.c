@@ -122,11 +122,8 @@ void model_on_op(struct parse_model *m, struct parse_stream *s)
 		op_close(m, p, t, UINT64_MAX);
 	/* at its start, as a device task is taken: the step it starts in is
 	 * the one in progress (an op is closed only when a later one starts) */
-	if (model_fw_is_collective(name)) {
-		struct out_op c = { .pid = p->pid, .name = name, .shapes = o.shapes,
-				    .types = o.types, .start_ns = o.start_ns, .end_ns = o.end_ns };
-		model_fw_collective(m, p, &c);
-	}
+	if (model_fw_is_collective(name))
+		model_fw_collective(m, p, &o);
 	op_push(m, t, &o);
 }
 

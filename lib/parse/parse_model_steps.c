@@ -1,9 +1,10 @@
 /* Step boundaries and recording switched on and off. */
 #include "parse/parse_model_int.h"
-#include "parse/out_dev_usage.h"
 
 #include <errno.h>
 #include <stdlib.h>
+
+#include "parse/out_dev_usage.h"
 
 static int add_step(struct parse_model *m, struct model_proc *p, const struct out_step *st)
 {
@@ -213,10 +214,7 @@ static int stored_row(const struct parse_model *m, size_t *k, size_t step, int32
 	return 0;
 }
 
-/* Per step: a row per device its process used at any time (zeros for a
- * device first used after the step), else the host-only row. */
-/* The process's rank (RAW_REC_PROCESS), or -1. */
-static int64_t proc_rank(const struct model_proc *p)
+int64_t model_proc_rank(const struct model_proc *p)
 {
 	char *end;
 	if (!p->rank || !*p->rank)
@@ -225,6 +223,8 @@ static int64_t proc_rank(const struct model_proc *p)
 	return *end == '\0' && r >= 0 && r <= INT32_MAX ? (int64_t)r : -1;
 }
 
+/* Per step: a row per device its process used at any time (zeros for a
+ * device first used after the step), else the host-only row. */
 int model_step_rows(const struct parse_model *m, struct out_step_row **rows, size_t *n)
 {
 	size_t cap = 0, k = 0;
@@ -250,7 +250,7 @@ int model_step_rows(const struct parse_model *m, struct out_step_row **rows, siz
 			if (p->devs[d].vendor == OUT_VENDOR_HOST)
 				out_step_host_comm(&m->steps[i], r);
 		}
-		int64_t rank = proc_rank(p);
+		int64_t rank = model_proc_rank(p);
 		for (size_t j = first; j < *n; j++)
 			(*rows)[j].rank = rank;
 	}

@@ -261,16 +261,6 @@ static void tally_stream(struct run *u, const struct parse_stream *s)
 		tally_device(u, s);
 }
 
-static int step_wanted(const struct parse_opts *o, uint64_t number)
-{
-	if (!o->steps)
-		return 1;
-	for (size_t i = 0; i < o->nsteps; i++)
-		if (o->steps[i] == number)
-			return 1;
-	return 0;
-}
-
 static int proc_ptr_cmp(const void *a, const void *b)
 {
 	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
@@ -285,7 +275,7 @@ static void tally_steps(struct parse_report *r, const struct parse_model *m,
 	const struct model_proc **who = malloc((m->nsteps ? m->nsteps : 1) * sizeof *who);
 	size_t n = 0;
 	for (size_t i = 0; who && i < m->nsteps; i++)
-		if (step_wanted(o, m->steps[i].number))
+		if (!o->steps || out_step_listed(o->steps, o->nsteps, m->steps[i].number))
 			who[n++] = m->step_procs[i];
 	r->steps = who ? n : m->nsteps;
 	r->step_procs = r->steps_max = r->steps_min = 0;

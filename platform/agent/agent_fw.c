@@ -56,20 +56,6 @@ static int fw_ready(void)
 	return fw.hdr || (!fw_failed && fw_open() == 0);
 }
 
-__attribute__((visibility("default")))
-int prof_fw_op(int32_t tid, uint64_t start_ns, uint64_t end_ns, const char *name,
-	       const char *shapes, const char *types, const char *stack,
-	       uint32_t flags, int64_t seq, int32_t fwd_tid)
-{
-	if (!agent.active || !name || end_ns < start_ns)
-		return -1;
-	pthread_mutex_lock(&fw_lock);
-	int rc = fw_ready() ? fw_emit(tid, start_ns, end_ns, name, shapes, types, stack, flags,
-				      seq, fwd_tid) : -1;
-	pthread_mutex_unlock(&fw_lock);
-	return rc;
-}
-
 /* One operator in prof_fw_ops' buffer (little-endian, packed), followed by
  * its four strings, each NUL-terminated, len[i] bytes with the NUL; 0: none
  * (the name must be there). The Python hooks pack a flush's operators into

@@ -259,4 +259,3 @@ int pthread_setname_np(pthread_t thread, const char *name)
 	}
 	return rc;
 }
-

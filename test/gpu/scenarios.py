@@ -12,7 +12,6 @@ one that runs out is a failure, and the others still run.
 """
 import argparse
 import collections
-import csv
 import glob
 import json
 import os
@@ -21,6 +20,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from run_overhead import csv_rows  # noqa: E402  (one reader of the outputs' CSVs)
 SCRIPT = os.path.join(HERE, "torch2.py")
 SRC = os.path.dirname(os.path.dirname(HERE))
 
@@ -59,14 +60,6 @@ def run_dir_of(stderr, out):
             return line[len("prof: recording into "):].strip()
     dirs = sorted(glob.glob(os.path.join(out, "*_prof")), key=os.path.getmtime)
     return dirs[-1] if dirs else None
-
-
-def csv_rows(d, name):
-    p = os.path.join(d, "PROFILER_OUTPUT", name)
-    if not os.path.exists(p):
-        return []
-    with open(p, newline="") as f:
-        return list(csv.DictReader(f))
 
 
 def logs(d):

@@ -70,8 +70,8 @@ struct cuda_conv_stats {
 struct cuda_conv {
 	/* Set by the caller. */
 	uint32_t version;            /* cuptiGetVersion() */
-	int64_t ts_offset;           /* added to every CUPTI timestamp (0 when CUPTI
-				      * already reports CLOCK_MONOTONIC) */
+	int64_t ts_offset;           /* added to every CUPTI timestamp: CUPTI's clock
+				      * onto CLOCK_MONOTONIC */
 	int32_t rank;                /* global rank, -1 unknown */
 	/* CUPTI's thread ids are OS tids already (cuptiSetThreadIdType
 	 * SYSTEM took): tid_of is not asked. */

@@ -6,8 +6,8 @@
   ops.py     torch's profiler (CPU activity) run in the windows the agent's
              schedule opens; operators go to the agent's framework stream
   data.py    DataLoader ranges: fetches in worker processes, batches taken
-  aside.py   the program's own profiler starting: operators and device
-             tracing step aside for it
+  aside.py   the program's own profiler starting: the operators step
+             aside for it, and the user hears it gets no device activity
   guard.py   every hook body runs guarded: an exception is logged to the
              agent (logs/agent-<pid>.log) and switches that hook off
 

@@ -8,9 +8,9 @@ it runs, prof is told what starts:
   * the operators: torch's profiler is one per process, so prof's
     operator collection stops and never starts again (ops.py);
   * the device, when the profiler asks for device activity (CUDA, XPU,
-    ...): CUPTI serves one client, so prof's device tracing stops in this
-    process for good (prof_dev_step_aside in the agent), before Kineto
-    enables its own.
+    ...): CUPTI serves one client and prof holds it for the whole run
+    (platform/device/cuda/backend.c says why), so that profiler gets no
+    device activity; the hooks say so at the end of the run.
 
 prof's own calls of these functions are marked with `ours` (a per-thread
 flag) and pass untouched.

@@ -37,12 +37,13 @@ Stepping aside: when the program starts a profiler of its own (aside.py
 sees it), ours stops first, sends what it has, and never starts again in
 this process; the reason goes to the agent log. Steps are still recorded.
 
-Only a process that steps collects, plus the main process (not a
-multiprocessing child) from the moment torch is imported until its first
-step. A fork child drops the profiler session it inherited (its events are
-the parent's) at its first hook call.
+Collection starts where the training loop does (the hooks' _loop_begins:
+an optimizer built, the first batch, the first backward(), a step), never
+at `import torch`. A fork child drops the profiler session it inherited
+(its events are the parent's) at its first hook call.
 """
 import json
+import os
 import sys
 import threading
 import time
@@ -432,15 +433,13 @@ class _KinetoQuiet:
     program chose a level itself; the variable is then put back."""
 
     def __init__(self):
-        import os
-        self._os = os
         self.set = "KINETO_LOG_LEVEL" not in os.environ
         if self.set:
             os.environ["KINETO_LOG_LEVEL"] = "3"
 
     def restore(self):
         if self.set:
-            self._os.environ.pop("KINETO_LOG_LEVEL", None)
+            os.environ.pop("KINETO_LOG_LEVEL", None)
 
 
 def _device_event_test(e0):
