@@ -712,8 +712,11 @@ static int run_program(struct run_ctx *r)
 	launcher_device_stop(&r->dev);
 	rundir_finish(&r->rd);
 	spawn_tty_take_back(&r->child);
-	sig_teardown(&r->sig);
+	/* The late handlers go in while the signals are still blocked: one
+	 * that comes between the unmasking and their setup would otherwise
+	 * end prof by its default action, silently. */
 	run_late_signals(r);
+	sig_teardown(&r->sig);
 	int code, sig;
 	int status = run_mirror(r, &code, &sig);
 	run_finish_info(r, code, sig);

@@ -26,10 +26,11 @@ int sig_next(struct sig_state *s);
 /* Drops pending signals, closes the signalfd and restores the mask. */
 void sig_teardown(struct sig_state *s);
 
-/* After sig_teardown, for the work left once the child has ended (the
- * parse): SIGINT, SIGTERM, SIGHUP and SIGQUIT, where their action is the
- * default, write `msg` to standard error and then end prof by the signal's
- * default action. `msg` is copied (up to 1 KiB). */
+/* Before sig_teardown (the signals still blocked, so none falls between
+ * the unmasking and the handlers), for the work left once the child has
+ * ended (the parse): SIGINT, SIGTERM, SIGHUP and SIGQUIT, where their
+ * action is the default, write `msg` to standard error and then end prof
+ * by the signal's default action. `msg` is copied (up to 1 KiB). */
 void sig_late_setup(const char *msg);
 
 /* True for SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2. */
