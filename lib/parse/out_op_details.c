@@ -48,7 +48,7 @@ static int replay(struct out_op_details *d, const struct out_step_find *f)
 	csv_header(&c, OUT_OP_DETAILS_HEADER);
 	int err = csv_finish(&c);
 	if (!err)
-		err = out_spill_replay(d->spill.f, d->file.f, f, 0);
+		err = out_spill_replay(d->spill.f, d->file.f, f, OUT_STEP_NONE);
 	out_file_abort(&d->spill);
 	return err;
 }

@@ -63,7 +63,8 @@ size_t out_spill_step_field(char *b, int64_t step)
 
 /* The rows go out through a CSV writer for its flush-behind (common/
  * fsutil.h): kernel_details.csv can be gigabytes. */
-int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f, int step_column)
+int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f,
+		     enum out_spill_step where)
 {
 	int32_t pid;
 	uint64_t ns;
@@ -77,7 +78,7 @@ int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f, int 
 	while (read_key(spill, &pid, &ns) == 0) {
 		int64_t step = out_step_find(f, pid, ns);
 		struct csv *to = out_step_find_wanted(f, step) ? c : NULL;
-		if (to && step_column) {
+		if (to && where == OUT_STEP_FIRST) {
 			char b[24];
 			csv_raw(to, b, out_spill_step_field(b, step));
 		}

@@ -13,6 +13,12 @@
 #include "parse/out_file.h"
 #include "parse/out_step_find.h"
 
+/* Where a row's step goes as it is written out. */
+enum out_spill_step {
+	OUT_STEP_NONE,     /* nowhere: the step only picks the rows */
+	OUT_STEP_FIRST,    /* a column before the row's own */
+};
+
 /* Opens the scratch file in dir (out_file_abort closes it). 0 or a
  * negative errno. */
 int out_spill_open(struct out_file *spill, const char *dir);
@@ -21,8 +27,9 @@ int out_spill_open(struct out_file *spill, const char *dir);
 void out_spill_key(struct csv *c, int32_t pid, uint64_t ns);
 /* The Step Id field and its comma into b (24 bytes): empty for -1. */
 size_t out_spill_step_field(char *b, int64_t step);
-/* Copies the rows of the steps f wants to out, each after its step and a
- * comma when step_column (empty outside every step). 0 or -EIO. */
-int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f, int step_column);
+/* Copies the rows of the steps f wants to out, each with its step where
+ * `where` says (empty outside every step). 0 or -EIO. */
+int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f,
+		     enum out_spill_step where);
 
 #endif

@@ -41,10 +41,10 @@ static int64_t settled_step(void *ctx, int32_t pid, uint64_t ns)
 {
 	const struct parse_model *m = ctx;
 	if (m->steps_unordered)
-		return OUT_KERNEL_WAIT;
+		return OUT_STEPWAIT;
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i]->pid == pid && ns >= m->procs[i]->step_from)
-			return OUT_KERNEL_WAIT;
+			return OUT_STEPWAIT;
 	for (size_t i = m->nsteps; i-- > 0;) {
 		const struct out_step *s = &m->steps[i];
 		if (s->pid == pid && s->start_ns <= ns)
