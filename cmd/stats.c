@@ -29,6 +29,7 @@ static const char *const sort_names[] = { "total", "avg", "max", "min", "count",
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
 static const char *const fmt_names[] = { "table", "csv", "json", NULL };
 static const char *const unit_names[] = { "s", "ms", "us", "ns", NULL };
+static const char *const where_names[] = { "all", "steps", "outside", NULL };
 static const double unit_per_us[] = { 1e-6, 1e-3, 1, 1e3 };
 static const int unit_decimals[] = { 6, 3, 3, 0 };
 
@@ -42,6 +43,8 @@ struct ctx {
 	int unit;
 	enum fmt fmt;
 	const char *op;
+	enum stats_where where;   /* which operators: --where */
+	struct stats_op_split *split;  /* emit_ops fills it when set (the overview) */
 	FILE *out;
 	int width;             /* table lines: the terminal's columns, else 80 */
 	struct csv csv;
@@ -80,7 +83,11 @@ static void stats_usage(FILE *out)
 		"  --top N         rows per table (default 15; 0: all); not for steps\n"
 		"  --unit U        time unit: s, ms (default), us, ns\n"
 		"  --op NAME       every call of operator NAME (operator_details.csv), in\n"
-		"                  file order: duration, self time, device time, shapes\n"
+		"                  file order: duration, self time, device time, step,\n"
+		"                  shapes\n"
+		"  --where W       which operators the ops view and --op count: all\n"
+		"                  (default), steps (those in a training step) or outside\n"
+		"                  (outside every step: model set-up, evaluation)\n"
 		"  --format F      table (default), csv (one view, not all) or json\n"
 		"  -h, --help      show this help\n\n"
 		"Exit status: 0 success; 1 the run cannot be read (not parsed: no\n"
@@ -328,11 +335,13 @@ static const char *sort_title(const struct ctx *c)
 
 /* ---- views ---- */
 
+static const char *const where_title[] = { "", " in steps", " outside every step" };
+
 static int emit_ops(struct ctx *c, long top, const char *key)
 {
 	char err[512];
 	struct stats_agg a;
-	int rc = stats_load_ops(c->outdir, &a, err, sizeof(err));
+	int rc = stats_load_ops(c->outdir, c->where, &a, c->split, err, sizeof(err));
 	if (rc == STATS_ABSENT) {
 		no_data(c, key, "Operators", "operator_details.csv");
 		return 0;
@@ -361,8 +370,9 @@ static int emit_ops(struct ctx *c, long top, const char *key)
 	const struct field tf[] = { f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[10] };
 	int nf = table ? 8 : 11;
 	char title[200];
-	snprintf(title, sizeof(title), "Operators by %s %stime (%zu names, operator_details.csv)",
-		 sort_title(c), c->sort == STATS_SORT_SELF ? "" : "host ", a.n);
+	snprintf(title, sizeof(title), "Operators%s by %s %stime (%zu names, operator_details.csv)",
+		 where_title[c->where], sort_title(c), c->sort == STATS_SORT_SELF ? "" : "host ",
+		 a.n);
 	emit_begin(c, key, title, table ? tf : f, nf);
 	for (size_t i = 0; i < shown(c, a.n, top); i++) {
 		const struct stats_row *r = &a.rows[i];
@@ -719,6 +729,43 @@ static void overview_text(struct ctx *c, const struct stats_step_summary *sum,
 	tline(c, "%s", "");
 }
 
+/* Operators' self time in steps and outside every step (set-up, an
+ * evaluation loop): the table above mixes them. */
+static void overview_op_split(struct ctx *c, const struct stats_op_split *sp)
+{
+	if (!sp->known || c->where != STATS_WHERE_ALL)
+		return;
+	if (c->fmt == FMT_JSON) {
+		static const char *const keys[] = { "in_steps", "outside_steps" };
+		jo_key(&c->jo, "operators_split");
+		jo_obj_begin(&c->jo);
+		for (int i = 0; i < 2; i++) {
+			jo_key(&c->jo, keys[i]);
+			jo_obj_begin(&c->jo);
+			jo_kint(&c->jo, "calls", (int64_t)sp->calls[i]);
+			jo_kfixed(&c->jo, "self", conv(c, sp->self_us[i]), unit_decimals[c->unit]);
+			jo_obj_end(&c->jo);
+		}
+		jo_obj_end(&c->jo);
+		return;
+	}
+	if (c->fmt != FMT_TABLE || sp->calls[0] + sp->calls[1] == 0)
+		return;
+	char a[32], b[32], text[400];
+	int d = unit_decimals[c->unit];
+	double all = sp->self_us[0] + sp->self_us[1];
+	int n = snprintf(text, sizeof text, "self time %s %s in steps (%" PRIu64 " calls), %s %s "
+			 "outside every step (%" PRIu64 " calls, %.0f%%)",
+			 stats_fmt_num(conv(c, sp->self_us[0]), d, 16, a, sizeof a), unit(c),
+			 sp->calls[0], stats_fmt_num(conv(c, sp->self_us[1]), d, 16, b, sizeof b),
+			 unit(c), sp->calls[1], all > 0 ? 100.0 * sp->self_us[1] / all : 0.0);
+	if (sp->calls[1] && n > 0 && (size_t)n < sizeof text)
+		snprintf(text + n, sizeof text - (size_t)n, ": set-up, evaluation, between "
+			 "steps; `prof stats --view ops --where outside` lists them");
+	tpara(c, "Operators: ", text);
+	tline(c, "%s", "");
+}
+
 static int emit_overview(struct ctx *c)
 {
 	char err[512];
@@ -760,8 +807,13 @@ static int emit_overview(struct ctx *c)
 	/* by self time: totals list the wrappers first (aten::conv2d holds
 	 * aten::convolution holds ...); self time is where the time goes */
 	enum stats_sort keep = c->sort;
+	struct stats_op_split split;
 	c->sort = STATS_SORT_SELF;
+	c->split = &split;
 	int r1 = emit_ops(c, 5, "top_operators");
+	c->split = NULL;
+	if (!r1)
+		overview_op_split(c, &split);
 	c->sort = STATS_SORT_TOTAL;
 	int r2 = c->fmt == FMT_TABLE && !sum.device_rows ? 0 : emit_kernels(c, 5, "top_kernels");
 	c->sort = keep;
@@ -772,7 +824,7 @@ static int emit_op_calls(struct ctx *c)
 {
 	char err[512];
 	struct stats_calls calls;
-	int rc = stats_load_op_calls(c->outdir, c->op, &calls, err, sizeof(err));
+	int rc = stats_load_op_calls(c->outdir, c->op, c->where, &calls, err, sizeof(err));
 	if (rc == STATS_ABSENT) {
 		fprintf(stderr, "prof stats: --op: no data (operator_details.csv absent)\n");
 		return 1;
@@ -780,8 +832,8 @@ static int emit_op_calls(struct ctx *c)
 	if (rc != 0)
 		return load_failed(err);
 	if (calls.n == 0) {
-		fprintf(stderr, "prof stats: --op: no operator named '%s' in operator_details.csv\n",
-			c->op);
+		fprintf(stderr, "prof stats: --op: no operator named '%s'%s in operator_details.csv\n",
+			c->op, where_title[c->where]);
 		stats_calls_free(&calls);
 		return 1;
 	}
@@ -790,18 +842,20 @@ static int emit_op_calls(struct ctx *c)
 		{ "Total", "total", F_TIME, 10 },
 		{ "Self", "self", F_TIME, 10 },
 		{ "Device", "device", F_TIME, 10 },
+		{ "Step", "step", F_STR, 6 },
 		{ "Input Shapes", "input_shapes", F_STR, 0 },
 	};
 	char title[300];
-	snprintf(title, sizeof(title), "%zu calls of %s (operator_details.csv)", calls.n, c->op);
+	snprintf(title, sizeof(title), "%zu calls of %s%s (operator_details.csv)", calls.n, c->op,
+		 where_title[c->where]);
 	if (c->fmt == FMT_JSON)
 		jo_kstr(&c->jo, "operator", c->op);
-	emit_begin(c, "calls", title, f, 5);
+	emit_begin(c, "calls", title, f, 6);
 	for (size_t i = 0; i < calls.n; i++) {
 		const struct stats_call *r = &calls.rows[i];
-		struct val v[5] = { { NULL, (double)(i + 1) }, { NULL, r->total }, { NULL, r->self },
-				    { NULL, r->device }, { r->shapes, 0 } };
-		emit_row(c, f, 5, v);
+		struct val v[6] = { { NULL, (double)(i + 1) }, { NULL, r->total }, { NULL, r->self },
+				    { NULL, r->device }, { r->step, 0 }, { r->shapes, 0 } };
+		emit_row(c, f, 6, v);
 	}
 	emit_end(c);
 	stats_calls_free(&calls);
@@ -822,7 +876,7 @@ static int pick(const char *opt, const char *arg, const char *const *names)
 	return -1;
 }
 
-enum { O_VIEW = 256, O_SORT, O_TOP, O_UNIT, O_OP, O_FORMAT };
+enum { O_VIEW = 256, O_SORT, O_TOP, O_UNIT, O_OP, O_FORMAT, O_WHERE };
 
 static int parse_top(const char *arg, long *top)
 {
@@ -861,6 +915,11 @@ static int stats_option(struct ctx *c, int ch, char **argv)
 			return 2;
 		c->fmt = (enum fmt)k;
 		return 0;
+	case O_WHERE:
+		if ((k = pick("--where", optarg, where_names)) < 0)
+			return 2;
+		c->where = (enum stats_where)k;
+		return 0;
 	case O_TOP:
 		return parse_top(optarg, &c->top);
 	case O_OP:
@@ -887,6 +946,7 @@ static int stats_args(int argc, char **argv, struct ctx *c)
 		{ "unit", required_argument, NULL, O_UNIT },
 		{ "op", required_argument, NULL, O_OP },
 		{ "format", required_argument, NULL, O_FORMAT },
+		{ "where", required_argument, NULL, O_WHERE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -2,33 +2,28 @@
 
 #include <string.h>
 
-#include "parse/out_spill.h"
-
-int out_op_details_open(struct out_op_details *d, const char *dir, int by_step)
+int out_op_details_open(struct out_op_details *d, const char *dir)
 {
-	memset(&d->spill, 0, sizeof d->spill);
-	int rc = by_step ? out_spill_open(&d->spill, dir) : 0;
+	memset(d, 0, sizeof *d);
+	int rc = out_stepwait_init(&d->wait, &d->c, dir, OUT_STEP_LAST, OUT_OP_DETAILS_WAIT_MAX);
 	if (rc)
 		return rc;
 	rc = out_file_open(&d->file, dir, "operator_details.csv");
 	if (rc) {
-		if (d->spill.f)
-			out_file_abort(&d->spill);
+		out_stepwait_free(&d->wait);
 		return rc;
 	}
-	csv_init(&d->c, d->spill.f ? d->spill.f : d->file.f);
-	if (!d->spill.f) {
-		csv_background(&d->c);
-		csv_header(&d->c, OUT_OP_DETAILS_HEADER);
-	}
+	csv_init(&d->c, d->file.f);
+	csv_background(&d->c);
+	csv_header(&d->c, OUT_OP_DETAILS_HEADER);
 	return 0;
 }
 
-void out_op_details_row(struct out_op_details *d, const struct out_op *op)
+/* A row's text, its step left out. */
+static void render(struct csv *c, const void *row, const void *ctx)
 {
-	struct csv *c = &d->c;
-	if (d->spill.f)
-		out_spill_key(c, op->pid, op->start_ns);
+	const struct out_op *op = row;
+	(void)ctx;
 	csv_name(c, op->name);
 	csv_name(c, op->shapes);
 	csv_name(c, op->stack);
@@ -41,32 +36,27 @@ void out_op_details_row(struct out_op_details *d, const struct out_op *op)
 	csv_end_row(c);
 }
 
-static int replay(struct out_op_details *d, const struct out_step_find *f)
+void out_op_details_row(struct out_op_details *d, const struct out_op *op)
 {
-	struct csv c;
-	csv_init(&c, d->file.f);
-	csv_header(&c, OUT_OP_DETAILS_HEADER);
-	int err = csv_finish(&c);
-	if (!err)
-		err = out_spill_replay(d->spill.f, d->file.f, f, OUT_STEP_NONE);
-	out_file_abort(&d->spill);
-	return err;
+	out_stepwait_row(&d->wait, op->pid, op->start_ns, render, op, NULL);
+}
+
+void out_op_details_settle(struct out_op_details *d, out_stepwait_step_fn step, void *ctx,
+			   const uint64_t *want, size_t nwant)
+{
+	out_stepwait_settle(&d->wait, step, ctx, want, nwant);
 }
 
 int out_op_details_close(struct out_op_details *d, const struct out_step_find *f)
 {
-	int err = csv_finish(&d->c);
-	if (d->spill.f && !err)
-		err = replay(d, f);
-	else if (d->spill.f)
-		out_file_abort(&d->spill);
+	int err = out_stepwait_finish(&d->wait, d->file.f, f);
+	out_stepwait_free(&d->wait);
 	return out_file_commit(&d->file, err);
 }
 
 void out_op_details_abort(struct out_op_details *d)
 {
 	csv_abort(&d->c);
-	if (d->spill.f)
-		out_file_abort(&d->spill);
+	out_stepwait_free(&d->wait);
 	out_file_abort(&d->file);
 }

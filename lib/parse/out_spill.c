@@ -34,21 +34,27 @@ static int read_key(FILE *spill, int32_t *pid, uint64_t *ns)
 	return 0;
 }
 
-/* Copies (out NULL: skips) the rest of a row, through its newline; one
- * inside quotes is part of a field, so lines are joined while a quote is
- * open. A line at a time: a byte at a time was a tenth of the whole parse.
- * 0, or -1 at the end of the spill. */
-static int copy_row(FILE *in, struct csv *out, char **line, size_t *cap)
+/* Copies (out NULL: skips) the rest of a row, through its newline, which
+ * `end` (NULL: none) replaces; one inside quotes is part of a field, so
+ * lines are joined while a quote is open. A line at a time: a byte at a
+ * time was a tenth of the whole parse. 0, or -1 at the end of the spill. */
+static int copy_row(FILE *in, struct csv *out, const char *end, size_t end_len,
+		    char **line, size_t *cap)
 {
 	int quoted = 0, any = 0;
 	ssize_t n;
 	while ((n = getline(line, cap, in)) > 0) {
 		any = 1;
-		if (out)
-			csv_raw(out, *line, (size_t)n);
 		for (const char *q = *line; (q = memchr(q, '"', (size_t)(*line + n - q))); q++)
 			quoted = !quoted;
-		if (!quoted && (*line)[n - 1] == '\n')
+		int last = !quoted && (*line)[n - 1] == '\n';
+		if (out && last && end) {
+			csv_raw(out, *line, (size_t)n - 1);
+			csv_raw(out, end, end_len);
+		} else if (out) {
+			csv_raw(out, *line, (size_t)n);
+		}
+		if (last)
 			return 0;
 	}
 	return any ? 0 : -1;
@@ -58,6 +64,16 @@ size_t out_spill_step_field(char *b, int64_t step)
 {
 	size_t n = step >= 0 ? jo_fmt_int(b, step) : 0;
 	b[n++] = ',';
+	return n;
+}
+
+size_t out_spill_step_end(char *b, int64_t step)
+{
+	size_t n = 1;
+	b[0] = ',';
+	if (step >= 0)
+		n += jo_fmt_int(b + 1, step);
+	b[n++] = '\n';
 	return n;
 }
 
@@ -78,11 +94,13 @@ int out_spill_replay(FILE *spill, FILE *out, const struct out_step_find *f,
 	while (read_key(spill, &pid, &ns) == 0) {
 		int64_t step = out_step_find(f, pid, ns);
 		struct csv *to = out_step_find_wanted(f, step) ? c : NULL;
-		if (to && where == OUT_STEP_FIRST) {
-			char b[24];
+		char b[24];
+		size_t bn = 0;
+		if (to && where == OUT_STEP_FIRST)
 			csv_raw(to, b, out_spill_step_field(b, step));
-		}
-		if (copy_row(spill, to, &line, &cap) != 0)
+		else if (where == OUT_STEP_LAST)
+			bn = out_spill_step_end(b, step);
+		if (copy_row(spill, to, bn ? b : NULL, bn, &line, &cap) != 0)
 			break;
 	}
 	free(line);

@@ -87,6 +87,20 @@ void out_stepwait_row(struct out_stepwait *w, int32_t pid, uint64_t ns,
 	render(&w->c, row, ctx);
 }
 
+/* A row's text (through its newline) with its step. */
+static void put_row(struct out_stepwait *w, int64_t step, const unsigned char *text, size_t n)
+{
+	char b[24];
+	if (w->where == OUT_STEP_FIRST)
+		csv_raw(w->oc, b, out_spill_step_field(b, step));
+	if (w->where != OUT_STEP_LAST || n == 0) {
+		csv_raw(w->oc, text, n);
+		return;
+	}
+	csv_raw(w->oc, text, n - 1);
+	csv_raw(w->oc, b, out_spill_step_end(b, step));
+}
+
 static void drain(struct out_stepwait *w, out_stepwait_step_fn step, void *ctx,
 		  const struct out_step_find *want)
 {
@@ -96,12 +110,8 @@ static void drain(struct out_stepwait *w, out_stepwait_step_fn step, void *ctx,
 		int64_t s = step(ctx, h.pid, h.ns);
 		if (s == OUT_STEPWAIT)
 			break;
-		if (out_step_find_wanted(want, s)) {
-			char b[24];
-			if (w->where == OUT_STEP_FIRST)
-				csv_raw(w->oc, b, out_spill_step_field(b, s));
-			csv_raw(w->oc, w->wait + w->head + sizeof h, h.len);
-		}
+		if (out_step_find_wanted(want, s))
+			put_row(w, s, w->wait + w->head + sizeof h, h.len);
 		w->head += sizeof h + h.len;
 	}
 	if (w->head == w->len)

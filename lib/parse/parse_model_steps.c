@@ -20,10 +20,11 @@ static int add_step(struct parse_model *m, struct model_proc *p, const struct ou
 			return -1;
 		m->capsteps = cap;
 	}
-	/* kernel rows take a pid's latest step that starts before them:
-	 * out_kernel_settle's answer is out_step_find's while the steps of a
-	 * pid come in start order (they do: each starts at or after the
-	 * boundary the one before ended). Else rows wait for the end. */
+	/* kernel and operator rows take a pid's latest step that starts
+	 * before them: out_stepwait_settle's answer is out_step_find's while
+	 * the steps of a pid come in start order (they do: each starts at or
+	 * after the boundary the one before ended). Else rows wait for the
+	 * end. */
 	for (size_t i = m->nsteps; i-- > 0;) {
 		if (m->steps[i].pid == st->pid) {
 			m->steps_unordered |= m->steps[i].start_ns >= st->start_ns;
@@ -35,7 +36,7 @@ static int add_step(struct parse_model *m, struct model_proc *p, const struct ou
 	return 0;
 }
 
-/* A kernel row's step, once no step to come can hold it: every step of a
+/* A kernel or operator row's step, once no step to come can hold it: every step of a
  * process to come starts at or after its boundary (step_from). */
 static int64_t settled_step(void *ctx, int32_t pid, uint64_t ns)
 {
@@ -53,10 +54,12 @@ static int64_t settled_step(void *ctx, int32_t pid, uint64_t ns)
 	return -1;
 }
 
-/* The boundary of p moved: the kernel rows it held back may go. */
-static void settle_kernels(struct parse_model *m)
+/* The boundary of p moved: the kernel and operator rows it held back may
+ * go. */
+static void settle_rows(struct parse_model *m)
 {
 	out_kernel_settle(m->out.kernels, settled_step, m, m->want_steps, m->nwant_steps);
+	out_op_details_settle(m->out.details, settled_step, m, m->want_steps, m->nwant_steps);
 }
 
 void model_steps_reset_devices(struct model_proc *p)
@@ -154,7 +157,7 @@ void model_on_step(struct parse_model *m, struct parse_stream *s)
 	p->last_step = rs.number;
 	p->step_from = s->ns;
 	p->resumed = 0;
-	settle_kernels(m);
+	settle_rows(m);
 }
 
 /* Recording switched (back) on is a step boundary: the step in progress
@@ -174,7 +177,7 @@ static void switch_proc(struct parse_model *m, struct model_proc *p, int on, uin
 	p->recording = on;
 	p->seen_recording = 1;
 	model_window_switch(m, p, on, cause, ns);
-	settle_kernels(m);
+	settle_rows(m);
 }
 
 /* Recording switched on starts the step in progress afresh: what came

@@ -367,7 +367,7 @@ static int outs_open(struct run *u, struct outs *o, const struct out_trace_meta 
 	out_api_stat_init(&o->apis);
 	if ((rc = out_trace_open(&o->trace, d, tm)) == 0 && ++o->opened &&
 	    (rc = out_host_open(&o->host, d, tm->base_mono_ns)) == 0 && ++o->opened &&
-	    (rc = out_op_details_open(&o->details, d, u->o->steps != NULL)) == 0 && ++o->opened &&
+	    (rc = out_op_details_open(&o->details, d)) == 0 && ++o->opened &&
 	    (rc = out_memory_open(&o->mem, d, tm->base_mono_ns)) == 0 && ++o->opened &&
 	    (rc = out_dev_usage_open(&o->devuse, d, tm->base_mono_ns)) == 0 && ++o->opened &&
 	    (rc = out_kernel_open(&o->kernels, d, tm->base_mono_ns)) == 0 &&
@@ -389,7 +389,7 @@ static void outs_free(struct outs *o)
 }
 
 /* The files that need every step: step_trace_time.csv, kernel_details.csv,
- * communication*.json, operator_details.csv with --step-list. */
+ * operator_details.csv, communication*.json. */
 static int write_step_files(struct run *u, struct outs *o, struct parse_model *m)
 {
 	struct out_step_row *rows;

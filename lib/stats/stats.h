@@ -87,12 +87,28 @@ struct stats_step_summary {
 };
 void stats_steps_summarize(const struct stats_steps *s, struct stats_step_summary *sum);
 
-/* Operators by name from operator_details.csv. Metrics: 0 host total,
- * 1 host self, 2 device total. */
+/* Which operators: all, those in a step (operator_details.csv's Step Id
+ * set), those outside every step (model set-up, evaluation). */
+enum stats_where { STATS_WHERE_ALL, STATS_WHERE_STEPS, STATS_WHERE_OUTSIDE };
+
+/* Operators in steps and outside every step, apart: calls and self time
+ * (µs). known 0: the file has no Step Id (an older prof wrote it). */
+struct stats_op_split {
+	int known;
+	uint64_t calls[2];         /* [0] in steps, [1] outside */
+	double self_us[2];
+};
+
+/* Operators by name from operator_details.csv, those `where` takes.
+ * Metrics: 0 host total, 1 host self, 2 device total. split (NULL: not
+ * wanted) gets every operator's in-step and outside-step sums. Asking for
+ * steps or outside of a file without Step Id is an error that says to
+ * parse again. */
 #define STATS_OP_TOTAL 0
 #define STATS_OP_SELF 1
 #define STATS_OP_DEVICE 2
-int stats_load_ops(const char *outdir, struct stats_agg *a, char *err, size_t errlen);
+int stats_load_ops(const char *outdir, enum stats_where where, struct stats_agg *a,
+		   struct stats_op_split *split, char *err, size_t errlen);
 
 /* Device tasks by name (over devices), metric 0 the duration: from
  * op_statistic.csv's device rows, or when that file is absent from
@@ -130,6 +146,7 @@ void stats_memory_free(struct stats_memory *m);
 struct stats_call {
 	double total, self, device;
 	char *shapes;
+	char *step;                /* Step Id: "" outside every step, NULL: not known */
 };
 
 struct stats_calls {
@@ -137,9 +154,10 @@ struct stats_calls {
 	size_t n;
 };
 
-/* Every row of operator_details.csv named `name`, in file order. */
-int stats_load_op_calls(const char *outdir, const char *name, struct stats_calls *c,
-			char *err, size_t errlen);
+/* Every row of operator_details.csv named `name` that `where` takes, in
+ * file order. */
+int stats_load_op_calls(const char *outdir, const char *name, enum stats_where where,
+			struct stats_calls *c, char *err, size_t errlen);
 void stats_calls_free(struct stats_calls *c);
 
 /* ---- text helpers for tables ---- */

@@ -144,20 +144,59 @@ void stats_steps_summarize(const struct stats_steps *s, struct stats_step_summar
 	sum->avg = sum->steps ? sum->total / (double)sum->steps : 0;
 }
 
-int stats_load_ops(const char *outdir, struct stats_agg *a, char *err, size_t errlen)
+/* operator_details.csv's Step Id column: its index, -1 when the file has
+ * none (then only STATS_WHERE_ALL can be answered). */
+static int step_column(const struct csv_table *t, const char *outdir, enum stats_where where,
+		       char *err, size_t errlen)
+{
+	int i = csv_column(t, "Step Id");
+	if (i < 0 && where != STATS_WHERE_ALL)
+		snprintf(err, errlen, "%s/operator_details.csv has no Step Id column (an older "
+			 "prof wrote it): run `prof parse` on the run again to tell operators "
+			 "in steps from the others", outdir);
+	return i;
+}
+
+/* Whether row r is in a step: 1, 0, or -1 when the file does not say. */
+static int row_in_step(const struct csv_table *t, size_t r, int step_idx)
+{
+	return step_idx < 0 ? -1 : csv_cell(t, r, (size_t)step_idx)[0] != '\0';
+}
+
+static int where_takes(enum stats_where where, int in_step)
+{
+	return where == STATS_WHERE_ALL || in_step == (where == STATS_WHERE_STEPS);
+}
+
+int stats_load_ops(const char *outdir, enum stats_where where, struct stats_agg *a,
+		   struct stats_op_split *split, char *err, size_t errlen)
 {
 	static const char *const cols[] = { "Name", "Host Total Duration(us)",
 		"Host Self Duration(us)", "Device Total Duration(us)" };
 	int idx[4];
 	struct csv_table t;
 	stats_agg_init(a, 3);
+	if (split)
+		memset(split, 0, sizeof *split);
 	int rc = open_csv(outdir, "operator_details.csv", &t, cols, idx, 4, err, errlen);
 	if (rc != 0)
 		return rc;
+	int sidx = step_column(&t, outdir, where, err, errlen);
+	if (sidx < 0 && where != STATS_WHERE_ALL)
+		goto fail;
+	if (split)
+		split->known = sidx >= 0;
 	for (size_t r = 0; r < t.nrows; r++) {
 		double v[3];
 		if (nums(&t, r, idx + 1, 3, v, "operator_details.csv", err, errlen) != 0)
 			goto fail;
+		int in = row_in_step(&t, r, sidx);
+		if (split && in >= 0) {
+			split->calls[!in]++;
+			split->self_us[!in] += v[1];
+		}
+		if (!where_takes(where, in))
+			continue;
 		if (stats_agg_add1(a, csv_cell(&t, r, (size_t)idx[0]), NULL, v) != 0) {
 			snprintf(err, errlen, "out of memory");
 			goto fail;
@@ -383,8 +422,8 @@ void stats_memory_free(struct stats_memory *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int stats_load_op_calls(const char *outdir, const char *name, struct stats_calls *c,
-			char *err, size_t errlen)
+int stats_load_op_calls(const char *outdir, const char *name, enum stats_where where,
+			struct stats_calls *c, char *err, size_t errlen)
 {
 	static const char *const cols[] = { "Name", "Host Total Duration(us)",
 		"Host Self Duration(us)", "Device Total Duration(us)", "Input Shapes" };
@@ -394,19 +433,24 @@ int stats_load_op_calls(const char *outdir, const char *name, struct stats_calls
 	int rc = open_csv(outdir, "operator_details.csv", &t, cols, idx, 5, err, errlen);
 	if (rc != 0)
 		return rc;
+	int sidx = step_column(&t, outdir, where, err, errlen);
+	if (sidx < 0 && where != STATS_WHERE_ALL)
+		goto fail;
 	c->rows = calloc(t.nrows ? t.nrows : 1, sizeof(*c->rows));
 	if (!c->rows)
 		goto oom;
 	for (size_t r = 0; r < t.nrows; r++) {
-		if (strcmp(csv_cell(&t, r, (size_t)idx[0]), name) != 0)
+		if (strcmp(csv_cell(&t, r, (size_t)idx[0]), name) != 0 ||
+		    !where_takes(where, row_in_step(&t, r, sidx)))
 			continue;
 		double v[3];
 		if (nums(&t, r, idx + 1, 3, v, "operator_details.csv", err, errlen) != 0)
 			goto fail;
 		struct stats_call *call = &c->rows[c->n];
 		call->shapes = strdup(csv_cell(&t, r, (size_t)idx[4]));
-		if (!call->shapes)
-			goto oom;
+		call->step = sidx >= 0 ? strdup(csv_cell(&t, r, (size_t)sidx)) : NULL;
+		if (!call->shapes || (sidx >= 0 && !call->step))
+			goto oom_row;
 		c->n++;
 		call->total = v[0];
 		call->self = v[1];
@@ -414,6 +458,8 @@ int stats_load_op_calls(const char *outdir, const char *name, struct stats_calls
 	}
 	csv_table_free(&t);
 	return 0;
+oom_row:
+	c->n++;   /* freed with the others */
 oom:
 	snprintf(err, errlen, "out of memory");
 fail:
@@ -424,8 +470,10 @@ fail:
 
 void stats_calls_free(struct stats_calls *c)
 {
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
 		free(c->rows[i].shapes);
+		free(c->rows[i].step);
+	}
 	free(c->rows);
 	memset(c, 0, sizeof(*c));
 }

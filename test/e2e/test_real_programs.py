@@ -75,6 +75,13 @@ class TorchvisionCnn(RealProgram):
         built = events(t, ph="i", name="Optimizer.__init__#SGD.__init__")
         self.assertEqual(len(built), 1)
         self.assertFalse([e for e in convs if float(e["ts"]) < float(built[0]["ts"])])
+        # operator_details.csv's Step Id: each training step's two
+        # convolutions carry it; the evaluation's are outside every step
+        conv_steps = [r[-1] for r in run.csv_rows("operator_details.csv")[1:]
+                      if r[0] == "aten::conv2d"]
+        self.assertEqual(collections.Counter(conv_steps),
+                         dict({str(k): 2 for k in range(1, self.STEPS + 1)}, **{"": 4}))
+        self.assertEqual(conv_steps[-4:], [""] * 4)
 
 
 @unittest.skipUnless(have("torch.distributed.run"), "needs torch.distributed")

@@ -1,5 +1,6 @@
 """prof stats: summary tables from a run's PROFILER_OUTPUT CSVs, checked
 against the CSVs themselves."""
+import collections
 import csv
 import io
 import json
@@ -225,6 +226,68 @@ class Operators(StatsCase):
         p = stats(self.run.run_dir, "--op", "no_such_operator")
         self.assertEqual(p.returncode, 1)
         self.assertIn("no_such_operator", p.stderr)
+
+    def test_where_steps(self):
+        # Each row's Step Id is the step whose span holds the operator's
+        # start: checked against the trace's ProfilerStep spans.
+        self.assertEqual(self.run.csv_rows("operator_details.csv")[0][-1], "Step Id")
+        steps = {int(r[1]) for r in self.steps_rows()}
+        self.assertEqual({r[-1] for r in self.ops} - {""}, {str(s) for s in steps})
+        spans = [(e["ts"], e["ts"] + e["dur"], int(e["name"][13:]))
+                 for e in self.run.trace()["traceEvents"]
+                 if e.get("ph") == "X" and e["name"].startswith("ProfilerStep#")]
+        per_step = collections.Counter()
+        names = {r[0] for r in self.ops}   # record_function's too (user_annotation)
+        for e in self.run.trace()["traceEvents"]:
+            if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "user_annotation") and \
+               e["name"] in names:
+                per_step[next((n for a, b, n in spans if a <= e["ts"] < b), "")] += 1
+        csv_steps = collections.Counter(int(r[-1]) if r[-1] else "" for r in self.ops)
+        self.assertEqual(csv_steps, per_step)
+        self.assertGreater(csv_steps[""], 0)   # set-up before step 1
+        # --where: the two parts add up to the whole, name by name
+        def ops(where):
+            out = self.ok(self.run.run_dir, "--view", "ops", "--format", "json", "--top", "0",
+                          "--unit", "us", "--where", where)
+            return {r["name"]: r for r in json.loads(out)["operators"]}
+        every, inside, outside = ops("all"), ops("steps"), ops("outside")
+        for name, r in every.items():
+            calls = inside.get(name, {}).get("calls", 0) + outside.get(name, {}).get("calls", 0)
+            self.assertEqual(calls, r["calls"], name)
+        self.assertEqual(sum(r["calls"] for r in inside.values()),
+                         sum(1 for r in self.ops if r[-1]))
+        out = self.ok(self.run.run_dir, "--format", "json", "--unit", "us")
+        split = json.loads(out)["operators_split"]
+        self.assertEqual(split["in_steps"]["calls"], sum(1 for r in self.ops if r[-1]))
+        self.assertEqual(split["outside_steps"]["calls"], sum(1 for r in self.ops if not r[-1]))
+        self.assertAlmostEqual(split["outside_steps"]["self"],
+                               sum(float(r[3]) for r in self.ops if not r[-1]), places=1)
+        out = " ".join(self.ok(self.run.run_dir).split())   # the line is folded
+        self.assertIn("outside every step (%d calls" % split["outside_steps"]["calls"], out)
+        self.assertIn("`prof stats --view ops --where outside` lists them", out)
+        name = self.ops[0][0]
+        out = self.ok(self.run.run_dir, "--op", name, "--where", "steps", "--format", "csv")
+        rows = list(csv.DictReader(io.StringIO(out)))
+        self.assertEqual([r["Step"] for r in rows],
+                         [o[-1] for o in self.ops if o[0] == name and o[-1]])
+
+    def test_where_needs_step_id(self):
+        # A run parsed by an older prof: no Step Id column. The default view
+        # still reads it; --where says to parse again.
+        path = self.run.output("operator_details.csv")
+        rows = self.run.csv_rows("operator_details.csv")
+        with open(path, "w", newline="") as f:
+            csv.writer(f, lineterminator="\n").writerows(r[:-1] for r in rows)
+        self.ok(self.run.run_dir, "--view", "ops")
+        out = self.ok(self.run.run_dir)
+        self.assertNotIn("outside every step", out)
+        p = stats(self.run.run_dir, "--view", "ops", "--where", "steps")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("no Step Id column", p.stderr)
+        self.assertIn("prof parse", p.stderr)
+
+    def steps_rows(self):
+        return self.run.csv_rows("step_trace_time.csv")[1:]
 
 
 if __name__ == "__main__":
