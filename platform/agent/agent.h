@@ -51,6 +51,45 @@ struct agent {
 extern struct agent agent;
 extern __thread struct agent_thread *agent_tls __attribute__((tls_model("initial-exec")));
 
+/* Depth of prof's work on this thread: a prof_* call, a hook's flush, a
+ * window switch. A call that finds it set came from a signal handler that
+ * interrupted that work: it would write over the bytes the outer call has
+ * reserved, use an intern table in the middle of its growth, or wait for
+ * a lock the outer call holds. So it records nothing and, when it would
+ * have recorded, counts itself lost (agent_nested_lost, added to the
+ * thread's stream by the outer call on its way out). The signal fences
+ * keep the compiler from moving the stores across the work: a handler
+ * runs on this thread, between any two instructions. */
+extern __thread uint32_t agent_busy __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t agent_nested_lost __attribute__((tls_model("initial-exec")));
+
+/* 1: go on, then agent_leave(); 0: nested, return (counted lost when
+ * `would_record`). */
+static inline int agent_enter(int would_record)
+{
+	if (__builtin_expect(agent_busy != 0, 0)) {
+		if (would_record)
+			__atomic_fetch_add(&agent_nested_lost, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	agent_busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
+/* What nested calls left for the outer one: their losses, a deferred
+ * prof_start/prof_stop (agent_sched.c). */
+void agent_leave_slow(void);
+extern __thread uint32_t agent_nested_api __attribute__((tls_model("initial-exec")));
+
+static inline void agent_leave(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(agent_nested_lost != 0 || agent_nested_api != 0, 0))
+		agent_leave_slow();
+	agent_busy = 0;
+}
+
 static inline uint64_t agent_ticks(void)
 {
 	return agent.clock_tsc ? raw_clock_tsc() : raw_clock_ns(CLOCK_MONOTONIC);

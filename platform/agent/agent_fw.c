@@ -89,13 +89,14 @@ static const char *fw_take(const uint8_t **p, const uint8_t *end, uint32_t n, in
 __attribute__((visibility("default")))
 int prof_fw_ops(const void *buf, size_t len)
 {
-	if (!agent.active || !buf)
+	if (!agent.active || !buf || !agent_enter(0))
 		return -1;
 	const uint8_t *p = buf, *end = p + len;
 	int done = 0;
 	pthread_mutex_lock(&fw_lock);
 	if (!fw_ready()) {
 		pthread_mutex_unlock(&fw_lock);
+		agent_leave();
 		return -1;
 	}
 	while ((size_t)(end - p) >= sizeof(struct fw_op_head)) {
@@ -113,6 +114,7 @@ int prof_fw_ops(const void *buf, size_t len)
 			done++;
 	}
 	pthread_mutex_unlock(&fw_lock);
+	agent_leave();
 	return done;
 }
 

@@ -249,7 +249,7 @@ int pthread_setname_np(pthread_t thread, const char *name)
 	if (!real)
 		real = (int (*)(pthread_t, const char *))dlsym(RTLD_NEXT, "pthread_setname_np");
 	int rc = real ? real(thread, name) : ENOSYS;
-	if (rc != 0 || !agent.active || !pthread_equal(thread, pthread_self()))
+	if (rc != 0 || !agent.active || !pthread_equal(thread, pthread_self()) || !agent_enter(0))
 		return rc;
 	struct agent_thread *self = agent_thread();
 	if (self) {
@@ -257,5 +257,6 @@ int pthread_setname_np(pthread_t thread, const char *name)
 		struct raw_thread_name tn = { self->tid, raw_writer_intern(&self->w, name, ts) };
 		raw_writer_emit_aux(&self->w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
 	}
+	agent_leave();
 	return rc;
 }

@@ -1,8 +1,10 @@
 /*
  * The annotation API as the agent records it. These definitions win over
  * libprof_tx.so's empty ones because the agent is preloaded. The hot path:
- * two loads to learn whether to record, a TLS load, the clock, an interned
- * string, one record; no lock, no allocation, no system call.
+ * two loads to learn whether to record, the thread's busy mark (agent.h:
+ * a call from a signal handler that interrupts another is dropped and
+ * counted), a TLS load, the clock, an interned string, one record; no
+ * lock, no allocation, no system call.
  */
 #include "agent.h"
 
@@ -13,6 +15,24 @@
  * range. Depths past 64 follow the recording state at the pop. */
 static __thread uint64_t range_recorded __attribute__((tls_model("initial-exec")));
 static __thread uint32_t range_depth __attribute__((tls_model("initial-exec")));
+
+__thread uint32_t agent_busy __attribute__((tls_model("initial-exec")));
+__thread uint64_t agent_nested_lost __attribute__((tls_model("initial-exec")));
+__thread uint32_t agent_nested_api __attribute__((tls_model("initial-exec")));
+
+/* Still busy: a handler that comes now nests again, and is left for the
+ * next call's way out. */
+void agent_leave_slow(void)
+{
+	struct agent_thread *t = agent_tls;
+	if ((uintptr_t)t > (uintptr_t)AGENT_DEAD && agent_nested_lost) {
+		uint64_t n = __atomic_exchange_n(&agent_nested_lost, 0, __ATOMIC_RELAXED);
+		raw_writer_lose(&t->w, n);
+	}
+	uint32_t api = __atomic_exchange_n(&agent_nested_api, 0, __ATOMIC_RELAXED);
+	if (api)
+		agent_sched_api(api - 1);
+}
 
 #define REC_SIZE(payload) raw_align((uint32_t)(sizeof(struct raw_record) + sizeof(payload)))
 
@@ -41,10 +61,8 @@ static inline uint32_t name_id(struct agent_thread *t, const char *name, uint64_
 
 /* A record whose payload is one interned name: MARK and RANGE_PUSH share
  * the layout {u32 id, u32 pad}. Returns 1 when it was written. */
-static inline int record_name(uint16_t type, const char *name)
+static inline int write_name(uint16_t type, const char *name)
 {
-	if (!agent_recording())
-		return 0;
 	struct agent_thread *t = agent_thread();
 	if (!t)
 		return 0;
@@ -58,6 +76,15 @@ static inline int record_name(uint16_t type, const char *name)
 	*(struct raw_mark *)(r + 1) = (struct raw_mark){ id, 0 };
 	raw_writer_commit(&t->w, REC_SIZE(struct raw_mark));
 	return 1;
+}
+
+static inline int record_name(uint16_t type, const char *name)
+{
+	if (!agent_recording() || !agent_enter(1))
+		return 0;
+	int done = write_name(type, name);
+	agent_leave();
+	return done;
 }
 
 _Static_assert(sizeof(struct raw_mark) == sizeof(struct raw_range_push), "one layout");
@@ -82,20 +109,17 @@ void prof_range_pop(void)
 		return;
 	uint32_t d = --range_depth;
 	int recorded = d < 64 ? (int)(range_recorded >> d) & 1 : agent_recording();
-	if (!recorded)
+	if (!recorded || !agent_enter(1))
 		return;
 	struct agent_thread *t = agent_thread();
-	if (!t)
-		return;
 	uint32_t size = (uint32_t)sizeof(struct raw_record);
-	if (begin_record(t, RAW_REC_RANGE_POP, size, agent_ticks()))
+	if (t && begin_record(t, RAW_REC_RANGE_POP, size, agent_ticks()))
 		raw_writer_commit(&t->w, size);
+	agent_leave();
 }
 
-uint64_t prof_range_start(const char *name)
+static uint64_t write_range_start(const char *name)
 {
-	if (!agent_recording())
-		return 0;
 	struct agent_thread *t = agent_thread();
 	if (!t)
 		return 0;
@@ -112,27 +136,40 @@ uint64_t prof_range_start(const char *name)
 	return rid;
 }
 
+uint64_t prof_range_start(const char *name)
+{
+	if (!agent_recording() || !agent_enter(1))
+		return 0;
+	uint64_t rid = write_range_start(name);
+	agent_leave();
+	return rid;
+}
+
 void prof_range_end(uint64_t id)
 {
-	if (id == 0 || !agent.active)
-		return;
 	/* Ended even while paused: its start was recorded. */
+	if (id == 0 || !agent.active || !agent_enter(1))
+		return;
 	struct agent_thread *t = agent_thread();
-	if (!t)
-		return;
-	struct raw_record *r = begin_record(t, RAW_REC_RANGE_END, REC_SIZE(struct raw_range_end), agent_ticks());
-	if (!r)
-		return;
-	*(struct raw_range_end *)(r + 1) = (struct raw_range_end){ id };
-	raw_writer_commit(&t->w, REC_SIZE(struct raw_range_end));
+	struct raw_record *r = t ? begin_record(t, RAW_REC_RANGE_END, REC_SIZE(struct raw_range_end),
+						agent_ticks()) : NULL;
+	if (r) {
+		*(struct raw_range_end *)(r + 1) = (struct raw_range_end){ id };
+		raw_writer_commit(&t->w, REC_SIZE(struct raw_range_end));
+	}
+	agent_leave();
 }
 
 void prof_step(void)
 {
 	if (!agent.active)
 		return;
-	/* Steps are counted while paused too, so numbers are the program's. */
+	/* Steps are counted while paused too, so numbers are the program's;
+	 * a nested one (from a signal handler) only that: the windows follow
+	 * at the next step. */
 	uint64_t n = __atomic_add_fetch(&agent.steps, 1, __ATOMIC_RELAXED);
+	if (!agent_enter(agent_recording()))
+		return;
 	struct agent_thread *t = agent_thread();
 	if (t && agent_recording()) {
 		struct raw_step s = { n };
@@ -140,18 +177,31 @@ void prof_step(void)
 	}
 	/* After the STEP record: a window that ends here still holds step n. */
 	agent_sched_step_end(t, n);
+	agent_leave();
+}
+
+/* A nested one waits for the outer call's way out: it would wait for
+ * the schedule's lock that call may hold. */
+static void api_switch(uint32_t on)
+{
+	if (!agent.active)
+		return;
+	if (!agent_enter(0)) {
+		agent_nested_api = on + 1;
+		return;
+	}
+	agent_sched_api(on);
+	agent_leave();
 }
 
 void prof_start(void)
 {
-	if (agent.active)
-		agent_sched_api(1);
+	api_switch(1);
 }
 
 void prof_stop(void)
 {
-	if (agent.active)
-		agent_sched_api(0);
+	api_switch(0);
 }
 
 static void add_metadata(const char *key, const char *value, uint32_t flags)
@@ -159,13 +209,16 @@ static void add_metadata(const char *key, const char *value, uint32_t flags)
 	if (!agent.active || !key || !value)
 		return;
 	/* Metadata describes the run, not a moment: kept while paused too. */
-	struct agent_thread *t = agent_thread();
-	if (!t)
+	if (!agent_enter(1))
 		return;
-	uint64_t ts = agent_ticks();
-	struct raw_metadata m = {
-		raw_writer_intern(&t->w, key, ts), raw_writer_intern(&t->w, value, ts), flags, 0 };
-	raw_writer_emit(&t->w, RAW_REC_METADATA, ts, &m, sizeof m);
+	struct agent_thread *t = agent_thread();
+	if (t) {
+		uint64_t ts = agent_ticks();
+		struct raw_metadata m = { raw_writer_intern(&t->w, key, ts),
+					  raw_writer_intern(&t->w, value, ts), flags, 0 };
+		raw_writer_emit(&t->w, RAW_REC_METADATA, ts, &m, sizeof m);
+	}
+	agent_leave();
 }
 
 void prof_add_metadata(const char *key, const char *value) { add_metadata(key, value, 0); }

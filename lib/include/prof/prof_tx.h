@@ -5,6 +5,15 @@
  * an empty function; under `prof run` the preloaded agent defines the same
  * symbols and records them. Strings are copied when first seen; the caller
  * keeps ownership. All functions are thread-safe.
+ *
+ * Signal handlers: every function here may be called from one. A call
+ * that interrupts another prof call on the same thread (the handler came
+ * in the middle of it) records nothing and is counted among the run's
+ * lost records, so the stream is never damaged; prof_start and prof_stop
+ * so interrupting take effect when the interrupted call returns, and a
+ * prof_step so interrupting still counts the step. Only the first call
+ * on a thread is not async-signal-safe (it creates the thread's stream:
+ * make one outside the handler first, e.g. a prof_mark at thread start).
  */
 #ifndef PROF_TX_H
 #define PROF_TX_H
