@@ -36,6 +36,11 @@ struct raw_control {
 	/* Streams no agent could create for want of disk space (not even the
 	 * header fitted): their records are in no lost count. Atomic add. */
 	uint64_t streams_no_space;
+	/* The --dynamic request's sequence: odd while the launcher writes it,
+	 * so an agent reading dyn_* between two equal even values read one
+	 * whole request (a seqlock). */
+	uint32_t dyn_seq;
+	uint32_t pad;
 };
 
 #endif

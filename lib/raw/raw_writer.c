@@ -17,9 +17,34 @@
 #define INTERN_TABLE_MIN 256u
 #define ARENA_BLOCK      (64u << 10)
 
+/* Mappings between their mmap and their madvise, in every thread. */
+static uint32_t maps_in_flight;
+
+/* A fork child gets none of a writer's mappings: they are the parent's
+ * stream (a DataLoader worker forked from a 64-thread trainer would
+ * inherit 64 chunk mappings, and their addresses are no use to it). A
+ * fork between the two calls is seen in the child's copy of
+ * maps_in_flight (raw_writer_maps_in_flight). */
+static void *map_no_fork(size_t len, int flags, int fd, off_t off)
+{
+	__atomic_add_fetch(&maps_in_flight, 1, __ATOMIC_ACQ_REL);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, off);
+	if (p != MAP_FAILED)
+		madvise(p, len, MADV_DONTFORK);
+	__atomic_sub_fetch(&maps_in_flight, 1, __ATOMIC_ACQ_REL);
+	return p;
+}
+
+uint32_t raw_writer_maps_in_flight(void)
+{
+	uint32_t n = __atomic_load_n(&maps_in_flight, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&maps_in_flight, 0, __ATOMIC_RELEASE);
+	return n;
+}
+
 static void *map_anon(size_t len)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = map_no_fork(len, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -52,7 +77,7 @@ static int begin_chunk(struct raw_writer *w, uint64_t index)
 	int rc = reserve_disk(w->fd, off, w->chunk_size);
 	if (rc)
 		return rc;
-	void *p = mmap(NULL, w->chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, off);
+	void *p = map_no_fork(w->chunk_size, MAP_SHARED, w->fd, off);
 	if (p == MAP_FAILED)
 		return -errno;
 	if (w->chunk)
@@ -139,7 +164,7 @@ int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
 	if (!rc)
 		rc = reserve_disk(w->fd, 0, RAW_HEADER_SIZE);
 	if (!rc) {
-		void *h = mmap(NULL, RAW_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, 0);
+		void *h = map_no_fork(RAW_HEADER_SIZE, MAP_SHARED, w->fd, 0);
 		if (h == MAP_FAILED)
 			rc = -errno;
 		else
@@ -288,17 +313,27 @@ static int table_grow(struct raw_writer *w)
 	return 0;
 }
 
+/* The head of an arena block: blocks are never freed while the stream
+ * lives (the table points into them), and all of them when it ends. */
+struct arena_block {
+	void *prev;
+	size_t size;
+};
+
 static const char *arena_copy(struct raw_writer *w, const char *s, uint32_t len)
 {
 	if (w->arena_left < len + 1) {
-		size_t block = len + 1 > ARENA_BLOCK ? len + 1 : ARENA_BLOCK;
-		char *a = map_anon(block);
-		if (!a)
+		size_t need = sizeof(struct arena_block) + len + 1;
+		size_t block = need > ARENA_BLOCK ? need : ARENA_BLOCK;
+		struct arena_block *b = map_anon(block);
+		if (!b)
 			return NULL;
-		/* The old block's tail is wasted; blocks are never freed while
-		 * the stream lives because the table points into them. */
-		w->arena = a;
-		w->arena_left = block;
+		/* The old block's tail is wasted. */
+		b->prev = w->arena_blocks;
+		b->size = block;
+		w->arena_blocks = b;
+		w->arena = (char *)(b + 1);
+		w->arena_left = block - sizeof *b;
 	}
 	char *d = w->arena;
 	memcpy(d, s, len);
@@ -371,8 +406,12 @@ static void unmap_private(struct raw_writer *w)
 {
 	if (w->table)
 		munmap(w->table, w->table_cap * sizeof *w->table);
-	/* Arena blocks are leaked on purpose: they are few, and tracking them
-	 * would need another allocation. */
+	for (struct arena_block *b = w->arena_blocks; b;) {
+		struct arena_block *prev = b->prev;
+		munmap(b, b->size);
+		b = prev;
+	}
+	w->arena_blocks = NULL;
 	w->table = NULL;
 	w->table_cap = w->table_used = 0;
 	w->arena = NULL;
@@ -380,13 +419,29 @@ static void unmap_private(struct raw_writer *w)
 	memset(w->cache, 0, sizeof w->cache);
 }
 
+void raw_writer_mark_closed(struct raw_writer *w)
+{
+	if (!w->hdr)
+		return;
+	raw_clock_pair(w->clock, &w->hdr->close_pair);
+	__atomic_or_fetch(&w->hdr->flags, RAW_FILE_CLOSED, __ATOMIC_RELEASE);
+}
+
 void raw_writer_close(struct raw_writer *w)
 {
-	if (w->hdr) {
-		raw_clock_pair(w->clock, &w->hdr->close_pair);
-		__atomic_store_n(&w->hdr->flags, w->hdr->flags | RAW_FILE_CLOSED, __ATOMIC_RELEASE);
-	}
+	raw_writer_mark_closed(w);
 	raw_writer_abandon(w);
+}
+
+/* The descriptor is forgotten before it is closed: a fork child that
+ * sees it still set knows the number is still the stream's. */
+static void close_fd(struct raw_writer *w)
+{
+	int fd = w->fd;
+	__atomic_store_n(&w->fd, -1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (fd >= 0)
+		close(fd);
 }
 
 void raw_writer_abandon(struct raw_writer *w)
@@ -395,11 +450,16 @@ void raw_writer_abandon(struct raw_writer *w)
 		munmap(w->chunk, w->chunk_size);
 	if (w->hdr)
 		munmap(w->hdr, RAW_HEADER_SIZE);
-	if (w->fd >= 0)
-		close(w->fd);
+	close_fd(w);
 	unmap_private(w);
 	w->chunk = NULL;
 	w->hdr = NULL;
 	w->pos = w->end = NULL;
+}
+
+void raw_writer_forget(struct raw_writer *w)
+{
+	close_fd(w);
+	memset(w, 0, sizeof *w);
 	w->fd = -1;
 }

@@ -51,6 +51,7 @@ struct raw_writer {
 	uint32_t next_id;
 	char *arena;
 	size_t arena_left;
+	void *arena_blocks;            /* the newest block; each links the one before */
 
 	/* A budget of chunk bytes shared with other writers (--storage-limit),
 	 * or NULL: see raw_writer_opts. Last, away from the fast path's fields. */
@@ -91,9 +92,26 @@ int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
 /* Marks the stream closed (clean end) and unmaps it. */
 void raw_writer_close(struct raw_writer *w);
 
-/* Drops the mapping without touching the file: for a fork child, whose
- * copy of the parent's writer must not write into the parent's stream. */
+/* Only the mark: the close pair, then the closed flag, in the header page.
+ * Stores to a mapping and the clock, no lock: async-signal-safe, and done
+ * for a writer by another thread (at process exit) while its own thread
+ * still writes records; the caller sees to it that one closer does it. */
+void raw_writer_mark_closed(struct raw_writer *w);
+
+/* Drops the mappings and the descriptor without touching the file (a
+ * stream given up). */
 void raw_writer_abandon(struct raw_writer *w);
+
+/* In a fork child, the parent's writer: the child did not inherit its
+ * mappings (they are MADV_DONTFORK), so only its descriptor is closed;
+ * nothing is unmapped (those addresses may hold the child's own mappings
+ * by now) and the file is not touched. */
+void raw_writer_forget(struct raw_writer *w);
+
+/* In a fork child: how many writer mappings of the parent were between
+ * their mmap and their MADV_DONTFORK when it forked (they came along:
+ * the child unmaps them by their file); and from now on none. */
+uint32_t raw_writer_maps_in_flight(void);
 
 /* Slow path of raw_writer_reserve: begins the next chunk. */
 void *raw_writer_reserve_slow(struct raw_writer *w, uint32_t size);

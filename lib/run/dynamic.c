@@ -233,11 +233,15 @@ static int dyn_changed(struct dyn_watch *w)
 
 static void dyn_publish(struct dyn_watch *w, struct raw_control *ctl, const struct dyn_request *q)
 {
-	ctl->dyn_active = q->active;
-	ctl->dyn_flags = q->flags;
-	ctl->dyn_start_step = q->start_step;
-	/* Agents read the request after they see the new generation. */
-	__atomic_store_n(&ctl->dyn_generation, ++w->activations, __ATOMIC_RELEASE);
+	/* A seqlock's writer (raw_control.h): odd, the request, even. */
+	uint32_t seq = __atomic_load_n(&ctl->dyn_seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->dyn_seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&ctl->dyn_active, q->active, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->dyn_flags, q->flags, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->dyn_start_step, q->start_step, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->dyn_generation, ++w->activations, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->dyn_seq, seq + 2, __ATOMIC_RELEASE);
 	char from[32] = "the next step";
 	if (q->start_step)
 		snprintf(from, sizeof from, "step %u", q->start_step);

@@ -16,11 +16,24 @@
 #define AGENT_OFF_SCHEDULE 0x2u /* outside the schedule's active steps */
 #define AGENT_OFF_DYNAMIC  0x4u /* --dynamic, outside an activation's window */
 
+/* A thread's stream is closed once, by its thread as it exits or by the
+ * thread that ends the process, whichever comes first: OPEN -> CLOSING
+ * (the winner writes the header's close mark) -> CLOSED. Only then does
+ * the exiting thread unmap the stream and hand the structure back (FREE)
+ * for a thread to come; a finisher never touches a header it did not win. */
+enum agent_thread_state {
+	AGENT_T_FREE,                /* reusable (its stream gone) */
+	AGENT_T_SETUP,               /* being (re)opened by its new thread */
+	AGENT_T_OPEN,
+	AGENT_T_CLOSING,
+	AGENT_T_CLOSED,
+};
+
 struct agent_thread {
 	struct raw_writer w;
 	int tid;
-	int closed;                  /* its stream was closed at thread exit */
-	struct agent_thread *next;   /* all threads of this process image */
+	uint32_t state;              /* enum agent_thread_state, atomic */
+	struct agent_thread *next;   /* all threads of this process image, ever */
 };
 
 struct agent {
@@ -106,9 +119,18 @@ void agent_sched_init(void);
 void agent_sched_step_end(struct agent_thread *t, uint64_t n);
 /* prof_start / prof_stop. */
 void agent_sched_api(uint32_t on);
+
+/* fork: the locks taken before it, given back after it in the parent
+ * and in the child (whose data they guard is then whole). */
+enum agent_fork { AGENT_FORK_PREPARE, AGENT_FORK_PARENT, AGENT_FORK_CHILD };
+void agent_sched_fork(enum agent_fork side);
+/* In a fork child that did not get the locks whole: fresh ones. */
 void agent_sched_after_fork(void);
-/* The framework stream (agent_fw.c): closed at exit, dropped in a fork child. */
-void agent_fw_finish(void);
+void agent_dev_fork(enum agent_fork side);
+void agent_fw_fork(enum agent_fork side);
+/* The framework stream (agent_fw.c): closed at exit (async_safe: its
+ * close mark only, without the lock), dropped in a fork child. */
+void agent_fw_finish(int async_safe);
 void agent_fw_forget(void);
 /* Device activity (agent_dev.c), when PROF_AGENT_DEVICE is "1": the HAL
  * follows the effective recording state (agent_dev_update, after every
@@ -133,7 +155,10 @@ static inline struct agent_thread *agent_thread(void)
 /* Process image setup: used at load time and in a fork child. */
 int agent_process_begin(int ppid);
 void agent_threads_forget(void);
-void agent_threads_finish(void);
+/* At process exit: close every thread's stream. async_safe: only the close
+ * marks (from _exit, or a signal handler that interrupted prof's work),
+ * no thread names, no unmapping. */
+void agent_threads_finish(int async_safe);
 void agent_record_process(struct agent_thread *t, int ppid);
 
 /* Diagnostics to <run>/logs/agent-<pid>.log; never to the program's

@@ -62,6 +62,20 @@ void agent_dev_finish(void)
 	dev_sink_finish();
 }
 
+/* dev.lock, then the HAL's and the sink's: the order they nest in. */
+void agent_dev_fork(enum agent_fork side)
+{
+	if (side == AGENT_FORK_PREPARE) {
+		pthread_mutex_lock(&dev.lock);
+		hal_fork_lock(1);
+		dev_sink_fork_lock(1);
+	} else {
+		dev_sink_fork_lock(0);
+		hal_fork_lock(0);
+		pthread_mutex_unlock(&dev.lock);
+	}
+}
+
 void agent_dev_forget(void)
 {
 	if (!dev.enabled)

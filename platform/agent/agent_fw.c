@@ -125,20 +125,33 @@ void prof_fw_log(const char *msg)
 		agent_log("%s", msg);
 }
 
-void agent_fw_finish(void)
+void agent_fw_finish(int async_safe)
 {
+	if (async_safe) {
+		/* A writer in the middle of a batch keeps its chunk: what it
+		 * committed is read, the rest was never committed. */
+		raw_writer_mark_closed(&fw);
+		return;
+	}
 	pthread_mutex_lock(&fw_lock);
 	if (fw.hdr)
 		raw_writer_close(&fw);
 	pthread_mutex_unlock(&fw_lock);
 }
 
+void agent_fw_fork(enum agent_fork side)
+{
+	if (side == AGENT_FORK_PREPARE)
+		pthread_mutex_lock(&fw_lock);
+	else
+		pthread_mutex_unlock(&fw_lock);
+}
+
 /* In a fork child: the parent's stream is the parent's, and the lock may
  * have been held by one of its threads. */
 void agent_fw_forget(void)
 {
-	if (fw.hdr)
-		raw_writer_abandon(&fw);
+	raw_writer_forget(&fw);
 	fw_failed = 0;
 	pthread_mutex_init(&fw_lock, NULL);
 }

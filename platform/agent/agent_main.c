@@ -123,13 +123,103 @@ int agent_process_begin(int ppid)
 	return t ? 0 : -1;
 }
 
+/* Whether before_fork took the agent's locks: not when the forking thread
+ * is inside prof's work (fork from a signal handler), which may hold one. */
+static int fork_locked;
+
+/* The agent's locks, in the order they nest (schedule, device state, HAL,
+ * device sink; the framework stream's alone), so that the child gets
+ * their data whole, not half-updated by a thread that does not exist
+ * there. */
+static void before_fork(void)
+{
+	fork_locked = agent.active && agent_enter(0);
+	if (!fork_locked)
+		return;
+	agent_sched_fork(AGENT_FORK_PREPARE);
+	agent_dev_fork(AGENT_FORK_PREPARE);
+	agent_fw_fork(AGENT_FORK_PREPARE);
+}
+
+static void unlock_after_fork(enum agent_fork side)
+{
+	if (!fork_locked)
+		return;
+	agent_fw_fork(side);
+	agent_dev_fork(side);
+	agent_sched_fork(side);
+}
+
+static void after_fork_parent(void)
+{
+	unlock_after_fork(AGENT_FORK_PARENT);
+	if (fork_locked)
+		agent_leave();
+}
+
+/* One line of /proc/self/maps: unmapped when it maps a file under raw/
+ * other than the control page. */
+static void unmap_if_stream(const char *line, const char *raw, const char *control)
+{
+	unsigned long lo, hi;
+	const char *path = strchr(line, '/');
+	if (path && sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
+	    strncmp(path, raw, strlen(raw)) == 0 && strcmp(path, control) != 0)
+		munmap((void *)lo, hi - lo);
+}
+
+/* The parent's stream mappings that a fork caught before their
+ * MADV_DONTFORK. No stdio, no malloc: read(2) into a buffer, a line at a
+ * time. */
+static void unmap_inherited(void)
+{
+	char raw[4200], control[4300], buf[8192];
+	snprintf(raw, sizeof raw, "%s/%s/", agent.run_dir, PROF_RAW_DIR);
+	snprintf(control, sizeof control, "%s%s", raw, RAW_CONTROL_FILE);
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	size_t have = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
+		have += n > 0 ? (size_t)n : 0;
+		buf[have] = '\0';
+		char *line = buf, *nl;
+		for (; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
+			*nl = '\0';
+			unmap_if_stream(line, raw, control);
+		}
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have + 1);
+		if (n <= 0) {
+			unmap_if_stream(buf, raw, control);   /* a last line without \n */
+			break;
+		}
+		if (have == sizeof buf - 1)
+			have = 0;   /* a line longer than a path can be: not a stream's */
+	}
+	close(fd);
+}
+
 static void after_fork_child(void)
 {
+	unlock_after_fork(AGENT_FORK_CHILD);
+	/* Not agent_leave: what nested calls left is for the parent's
+	 * streams, which are not the child's. */
+	agent_busy = 0;
+	agent_nested_lost = 0;
+	agent_nested_api = 0;
 	if (!agent.active)
 		return;
+	uint32_t in_flight = raw_writer_maps_in_flight();
+	if (in_flight)
+		unmap_inherited();
 	if (agent.log_fd >= 0)
 		close(agent.log_fd);
 	agent.log_fd = -1;
+	if (in_flight)
+		agent_log("forked while %u stream mappings were being made: unmapped here",
+			  in_flight);
 	agent_sched_after_fork();
 	agent_fw_forget();
 	agent_dev_forget();
@@ -171,36 +261,47 @@ static void agent_init(void)
 		agent.control = &never;
 		return;
 	}
-	pthread_atfork(NULL, NULL, after_fork_child);
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	agent_dev_init();
 }
 
-static void finish_before_exit(void);
+/* Closes the streams so the parse does not take a clean exit for a crash;
+ * once per process. A vfork child shares our memory and must not touch
+ * the parent's streams: its pid differs from ours.
+ * async_safe: only the close marks of the thread and framework streams,
+ * atomic stores; no lock, no join, no device flush (the device stream is
+ * left unclosed, so the parse says its end was not written). That is all
+ * _exit may do: it is how a signal handler leaves, and one that came in
+ * the middle of a locked update would wait for itself. The destructor
+ * (exit(), a return from main) does it all, unless this thread is inside
+ * prof's work (exit() from a handler that interrupted it): then it too
+ * does only the marks. */
+static void finish_before_exit(int async_safe)
+{
+	static int finishing;
+	if (!agent.active || (int)getpid() != agent.pid ||
+	    __atomic_exchange_n(&finishing, 1, __ATOMIC_ACQ_REL))
+		return;
+	async_safe |= agent_busy != 0;
+	if (!async_safe)
+		agent_dev_finish();
+	agent_fw_finish(async_safe);
+	agent_threads_finish(async_safe);
+	agent.active = 0;
+}
 
 __attribute__((destructor))
 static void agent_fini(void)
 {
-	finish_before_exit();
+	finish_before_exit(0);
 }
 
 /* Shells (dash) and Python's os._exit leave through _exit, which skips
- * destructors: finish the streams there too, so the parse does not take a
- * clean exit for a crash. A vfork child shares our memory and must not
- * touch the parent's streams: its pid differs from ours. */
-static void finish_before_exit(void)
-{
-	if (agent.active && (int)getpid() == agent.pid) {
-		agent_dev_finish();
-		agent_fw_finish();
-		agent_threads_finish();
-		agent.active = 0;
-	}
-}
-
+ * destructors. */
 __attribute__((visibility("default"), noreturn))
 void _exit(int status)
 {
-	finish_before_exit();
+	finish_before_exit(1);
 	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
 }
@@ -208,7 +309,7 @@ void _exit(int status)
 __attribute__((visibility("default"), noreturn))
 void _Exit(int status)
 {
-	finish_before_exit();
+	finish_before_exit(1);
 	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
 }

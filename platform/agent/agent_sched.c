@@ -106,20 +106,35 @@ static void set_off(struct agent_thread *t, uint32_t mask, uint32_t bits, uint32
 	agent_dev_update();
 }
 
-/* A new activation published by the launcher starts at the next step. */
+/* A new activation published by the launcher starts at the next step.
+ * The request is read as a seqlock's reader (raw_control.h): acquire
+ * loads keep a weakly ordered machine (aarch64) from giving fields older
+ * than the generation, and a request read while the launcher wrote the
+ * next is read again. */
 static void dynamic_poll(uint64_t n)
 {
-	const volatile struct raw_control *c = agent.ctl;
+	struct raw_control *c = (struct raw_control *)agent.ctl;
 	if (!c)
 		return;
-	uint32_t gen = c->dyn_generation;
+	uint32_t seq, gen, start, active, flags;
+	for (int tries = 0;; tries++) {
+		seq = __atomic_load_n(&c->dyn_seq, __ATOMIC_ACQUIRE);
+		gen = __atomic_load_n(&c->dyn_generation, __ATOMIC_RELAXED);
+		start = __atomic_load_n(&c->dyn_start_step, __ATOMIC_RELAXED);
+		active = __atomic_load_n(&c->dyn_active, __ATOMIC_RELAXED);
+		flags = __atomic_load_n(&c->dyn_flags, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(seq & 1) && __atomic_load_n(&c->dyn_seq, __ATOMIC_RELAXED) == seq)
+			break;
+		if (tries == 1000)
+			return;   /* the launcher is mid-write: the next step sees it */
+	}
 	if (gen == 0 || gen == sched.dyn_seen)
 		return;
 	sched.dyn_seen = gen;
-	uint64_t start = c->dyn_start_step;
 	sched.dyn_first = start > n ? start : n + 1;
-	sched.dyn_last = sched.dyn_first + c->dyn_active - 1;
-	sched.dyn_flags = c->dyn_flags;
+	sched.dyn_last = sched.dyn_first + active - 1;
+	sched.dyn_flags = flags;
 	agent_log("dynamic activation %u: steps %llu to %llu", gen,
 		  (unsigned long long)sched.dyn_first, (unsigned long long)sched.dyn_last);
 }
@@ -140,6 +155,14 @@ void agent_sched_api(uint32_t on)
 	pthread_mutex_lock(&sched.lock);
 	set_off(t, AGENT_OFF_API, on ? 0 : AGENT_OFF_API, RAW_CAUSE_API);
 	pthread_mutex_unlock(&sched.lock);
+}
+
+void agent_sched_fork(enum agent_fork side)
+{
+	if (side == AGENT_FORK_PREPARE)
+		pthread_mutex_lock(&sched.lock);
+	else
+		pthread_mutex_unlock(&sched.lock);
 }
 
 /* A fork child may have inherited the lock held by a parent thread. */

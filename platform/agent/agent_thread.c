@@ -1,8 +1,11 @@
 /*
  * Per-thread streams: created on a thread's first record, closed when the
  * thread exits, and named. Memory comes from mmap, never malloc: the agent
- * may run inside the program's allocator or a fork child.
+ * may run inside the program's allocator or a fork child. A finished
+ * thread's structure is reused by a thread to come (agent.h says who may
+ * close what), so a program that keeps starting threads does not grow.
  */
+#include <sched.h>
 #include "agent.h"
 #include "common/rank.h"
 
@@ -45,21 +48,47 @@ static void read_comm(int tid, char *out, size_t len)
 		*nl = '\0';
 }
 
+/* The one close of t's stream (agent.h): 1 when this caller made it. */
+static int stream_close(struct agent_thread *t)
+{
+	uint32_t open = AGENT_T_OPEN;
+	if (!__atomic_compare_exchange_n(&t->state, &open, AGENT_T_CLOSING, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return 0;
+	raw_writer_mark_closed(&t->w);
+	__atomic_store_n(&t->state, AGENT_T_CLOSED, __ATOMIC_RELEASE);
+	return 1;
+}
+
+static void name_record(struct raw_writer *w, int tid, uint64_t ts)
+{
+	char name[RAW_NAME_MAX];
+	read_comm(tid, name, sizeof name);
+	if (!name[0])
+		return;
+	struct raw_thread_name tn = { tid, raw_writer_intern(w, name, ts) };
+	raw_writer_emit_aux(w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
+}
+
 static void on_thread_exit(void *arg)
 {
 	struct agent_thread *t = arg;
 	if (!t || t == AGENT_DEAD)
 		return;
-	char name[RAW_NAME_MAX];
-	read_comm(t->tid, name, sizeof name);
-	uint64_t ts = agent_ticks();
-	struct raw_thread_name tn = { t->tid, raw_writer_intern(&t->w, name, ts) };
-	raw_writer_emit_aux(&t->w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
-	raw_writer_close(&t->w);
-	t->closed = 1;
 	/* A later record on this thread (another TLS destructor) must not
 	 * reopen a stream under the same name. */
 	agent_tls = AGENT_DEAD;
+	if (!agent_enter(0))
+		return;   /* cannot be: destructors run outside prof's calls */
+	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == AGENT_T_OPEN)
+		name_record(&t->w, t->tid, agent_ticks());
+	stream_close(t);
+	/* The process's finisher may be writing the mark: it is quick. */
+	while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == AGENT_T_CLOSING)
+		sched_yield();
+	raw_writer_abandon(&t->w);
+	__atomic_store_n(&t->state, AGENT_T_FREE, __ATOMIC_RELEASE);
+	agent_leave();
 }
 
 static void make_exit_key(void)
@@ -91,26 +120,50 @@ static int open_stream(struct agent_thread *t, const char *comm)
 	return rc;
 }
 
+/* A finished thread's structure, taken (SETUP), or NULL. */
+static struct agent_thread *reuse_free(void)
+{
+	for (struct agent_thread *t = __atomic_load_n(&agent.threads, __ATOMIC_ACQUIRE); t;
+	     t = t->next) {
+		uint32_t free = AGENT_T_FREE;
+		if (__atomic_compare_exchange_n(&t->state, &free, AGENT_T_SETUP, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return t;
+	}
+	return NULL;
+}
+
+/* A new structure in SETUP, on the list of all threads. */
+static struct agent_thread *add_new(void)
+{
+	struct agent_thread *t = mmap(NULL, sizeof *t, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	t->state = AGENT_T_SETUP;
+	t->next = __atomic_load_n(&agent.threads, __ATOMIC_ACQUIRE);
+	while (!__atomic_compare_exchange_n(&agent.threads, &t->next, t, 1,
+					    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+		;
+	return t;
+}
+
 struct agent_thread *agent_thread_slow(void)
 {
 	if (!agent.active || agent_tls == AGENT_DEAD)
 		return NULL;
-	struct agent_thread *t = mmap(NULL, sizeof *t, PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED)
+	struct agent_thread *t = reuse_free();
+	if (!t && !(t = add_new()))
 		return NULL;
 	t->tid = agent_gettid();
 	char comm[RAW_NAME_MAX];
 	read_comm(t->tid, comm, sizeof comm);
 	if (open_stream(t, comm) != 0) {
-		munmap(t, sizeof *t);
+		__atomic_store_n(&t->state, AGENT_T_FREE, __ATOMIC_RELEASE);
 		agent_tls = AGENT_DEAD;
 		return NULL;
 	}
-	t->next = __atomic_load_n(&agent.threads, __ATOMIC_ACQUIRE);
-	while (!__atomic_compare_exchange_n(&agent.threads, &t->next, t, 1,
-					    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
-		;
+	__atomic_store_n(&t->state, AGENT_T_OPEN, __ATOMIC_RELEASE);
 	pthread_once(&exit_key_once, make_exit_key);
 	pthread_setspecific(exit_key, t);
 	agent_tls = t;
@@ -195,13 +248,16 @@ void agent_record_process(struct agent_thread *t, int ppid)
 }
 
 /* In a fork child: the parent's streams belong to the parent. Only the
- * forking thread exists here; drop its mapping without touching the file. */
+ * forking thread exists here, and none of the streams' mappings came
+ * along (raw_writer.c): close their descriptors and let the structures go. */
 void agent_threads_forget(void)
 {
-	struct agent_thread *t = agent_tls;
-	if (t && t != AGENT_DEAD) {
-		raw_writer_abandon(&t->w);
+	struct agent_thread *t = agent.threads;
+	while (t) {
+		struct agent_thread *next = t->next;
+		raw_writer_forget(&t->w);
 		munmap(t, sizeof *t);
+		t = next;
 	}
 	agent_tls = NULL;
 	agent.threads = NULL;
@@ -209,34 +265,27 @@ void agent_threads_forget(void)
 		pthread_setspecific(exit_key, NULL);
 }
 
-/* At process exit: name every thread from the exiting one's stream (the
- * others may still run, and a stream has one writer), and mark their
- * streams finished so the parse does not take them for a crash. */
-void agent_threads_finish(void)
+/* At process exit: name every thread still running from the exiting
+ * one's stream (a stream has one writer), and close their streams so the
+ * parse does not take them for a crash. Threads still running go on
+ * recording into their chunks until the process ends: what they commit is
+ * read. Nothing is unmapped: the process is ending. */
+void agent_threads_finish(int async_safe)
 {
-	struct agent_thread *self = agent_thread();
-	for (struct agent_thread *t = agent.threads; t; t = t->next) {
-		if (t->closed || !t->w.hdr)
-			continue;
-		if (self) {
-			char name[RAW_NAME_MAX];
-			read_comm(t->tid, name, sizeof name);
-			uint64_t ts = agent_ticks();
-			if (name[0]) {
-				struct raw_thread_name tn = { t->tid, raw_writer_intern(&self->w, name, ts) };
-				raw_writer_emit_aux(&self->w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
-			}
-		}
-		if (t != self) {
-			raw_clock_pair(t->w.clock, &t->w.hdr->close_pair);
-			__atomic_or_fetch(&t->w.hdr->flags, RAW_FILE_CLOSED, __ATOMIC_RELEASE);
-		}
+	struct agent_thread *self = agent_tls;
+	if ((uintptr_t)self <= (uintptr_t)AGENT_DEAD)
+		self = async_safe ? NULL : agent_thread();
+	for (struct agent_thread *t = __atomic_load_n(&agent.threads, __ATOMIC_ACQUIRE); t;
+	     t = t->next) {
+		if (!async_safe && self &&
+		    __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == AGENT_T_OPEN)
+			name_record(&self->w, t->tid, agent_ticks());
+		if (t != self)
+			stream_close(t);
 	}
-	if (self) {
-		raw_writer_close(&self->w);
-		self->closed = 1;
-		agent_tls = AGENT_DEAD;
-	}
+	if (self)
+		stream_close(self);
+	agent_tls = AGENT_DEAD;
 }
 
 /* Thread names change after the thread starts (PyTorch names its pools

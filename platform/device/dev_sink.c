@@ -142,12 +142,19 @@ void dev_sink_finish(void)
 	pthread_mutex_unlock(&sink.lock);
 }
 
+void dev_sink_fork_lock(int take)
+{
+	if (take)
+		pthread_mutex_lock(&sink.lock);
+	else
+		pthread_mutex_unlock(&sink.lock);
+}
+
 /* In a fork child: the parent's stream is the parent's, and its lock may
  * have been held by a backend thread that does not exist here. */
 void dev_sink_forget(void)
 {
-	if (sink.w.hdr)
-		raw_writer_abandon(&sink.w);
+	raw_writer_forget(&sink.w);
 	sink.failed = 0;
 	sink.finished = 0;
 	pthread_mutex_init(&sink.lock, NULL);

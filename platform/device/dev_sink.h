@@ -34,5 +34,7 @@ int dev_sink_recording(void);
 /* Closes the stream (process exit) / drops it (fork child). */
 void dev_sink_finish(void);
 void dev_sink_forget(void);
+/* fork: takes (1) or gives back (0) the sink's lock (agent_dev_fork). */
+void dev_sink_fork_lock(int take);
 
 #endif

@@ -118,6 +118,14 @@ void hal_stop(void)
 	pthread_mutex_unlock(&hal.lock);
 }
 
+void hal_fork_lock(int take)
+{
+	if (take)
+		pthread_mutex_lock(&hal.lock);
+	else
+		pthread_mutex_unlock(&hal.lock);
+}
+
 /* In a fork child: the parent's subscriptions and flusher are the
  * parent's; the lock may have been held by one of its threads. A runtime
  * used here starts its backend again (hal_start_backend). */

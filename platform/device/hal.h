@@ -40,6 +40,8 @@ void hal_flush(void);
 void hal_stop(void);
 /* In a fork child: drop the parent's subscriptions without flushing. */
 void hal_forget(void);
+/* fork: takes (1) or gives back (0) the HAL's lock (agent_dev_fork). */
+void hal_fork_lock(int take);
 
 /* Some runtimes arrive late (CUDA calls InitializeInjection at cuInit, the
  * sim library injects at its first call): they start their backend here. */
