@@ -373,13 +373,18 @@ uint32_t raw_writer_intern_slow(struct raw_writer *w, const char *s, uint64_t ts
 	uint32_t max = w->chunk_size / 2;
 	uint32_t len = full > max ? max : (uint32_t)full;
 	uint64_t h = hash_bytes(s, len);
-	if (w->table_used * 2 >= w->table_cap && table_grow(w) != 0)
+	if (w->table_used * 2 >= w->table_cap && w->table_used < RAW_INTERN_MAX &&
+	    table_grow(w) != 0)
 		return define_string(w, s, len, ts, w->next_id++);
 	uint32_t j = (uint32_t)h & (w->table_cap - 1);
 	for (; w->table[j].copy; j = (j + 1) & (w->table_cap - 1)) {
 		struct raw_intern_entry *e = &w->table[j];
 		if (e->hash == h && e->len == len && memcmp(e->copy, s, len) == 0)
 			goto found;
+	}
+	if (w->table_used >= RAW_INTERN_MAX) {
+		w->uninterned++;
+		return define_string(w, s, len, ts, w->next_id++);
 	}
 	const char *copy = arena_copy(w, s, len);
 	if (!copy)
@@ -427,10 +432,30 @@ void raw_writer_mark_closed(struct raw_writer *w)
 	__atomic_or_fetch(&w->hdr->flags, RAW_FILE_CLOSED, __ATOMIC_RELEASE);
 }
 
+/* The file ends where the last chunk's committed records do: a stream
+ * that recorded a few records keeps a few hundred bytes of its chunk,
+ * not the whole preallocated chunk (the reader takes a short last chunk
+ * as it is). */
+static void trim(struct raw_writer *w)
+{
+	if (w->fd < 0 || !w->chunk || w->broken)
+		return;
+	off_t end = chunk_offset(w, w->chunk->index) + (off_t)sizeof *w->chunk +
+		    (off_t)__atomic_load_n(&w->chunk->committed, __ATOMIC_ACQUIRE);
+	if (ftruncate(w->fd, end) != 0)
+		return;   /* the chunk stays whole: nothing is lost */
+}
+
+void raw_writer_release(struct raw_writer *w)
+{
+	trim(w);
+	raw_writer_abandon(w);
+}
+
 void raw_writer_close(struct raw_writer *w)
 {
 	raw_writer_mark_closed(w);
-	raw_writer_abandon(w);
+	raw_writer_release(w);
 }
 
 /* The descriptor is forgotten before it is closed: a fork child that

@@ -14,6 +14,10 @@
 #include "raw/raw_clock.h"
 
 #define RAW_INTERN_CACHE 64
+/* The most distinct strings a writer remembers: names made per iteration
+ * (f"batch {i}") must not grow it without end. Past it a new string is
+ * defined again at each use (raw_writer.uninterned counts those uses). */
+#define RAW_INTERN_MAX (1u << 15)
 
 struct raw_intern_entry {
 	uint64_t hash;
@@ -49,6 +53,7 @@ struct raw_writer {
 	uint32_t table_cap;            /* power of two */
 	uint32_t table_used;
 	uint32_t next_id;
+	uint64_t uninterned;           /* definitions past RAW_INTERN_MAX */
 	char *arena;
 	size_t arena_left;
 	void *arena_blocks;            /* the newest block; each links the one before */
@@ -89,8 +94,14 @@ struct raw_writer_opts {
 int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
 		    const struct raw_writer_opts *o);
 
-/* Marks the stream closed (clean end) and unmaps it. */
+/* Marks the stream closed (clean end), cuts the file to its last
+ * committed record and unmaps it. */
 void raw_writer_close(struct raw_writer *w);
+
+/* raw_writer_close without the mark, for a stream whose mark another
+ * thread may have written (raw_writer_mark_closed): only the writer's
+ * own thread may release it. */
+void raw_writer_release(struct raw_writer *w);
 
 /* Only the mark: the close pair, then the closed flag, in the header page.
  * Stores to a mapping and the clock, no lock: async-signal-safe, and done

@@ -53,7 +53,15 @@ struct agent {
 	 * launcher's page, the hot path's whole test is two loads. */
 	volatile uint32_t off;
 	int pid;
-	int proc_dirfd;              /* raw/<pid>.<n>/ */
+	/* This process image, as its first stream records it: raw/<pid>.<n>/
+	 * is made then (agent_proc_dir), not at load, so a process that
+	 * records nothing leaves nothing. */
+	int ppid;
+	uint64_t begin_ticks;        /* when it began (loaded, forked) */
+	int begin_recording;         /* recording then */
+	uint32_t proc_dir_state;     /* AGENT_DIR_*, atomic */
+	int process_recorded;        /* its PROCESS record is written (atomic) */
+	int proc_dirfd;              /* raw/<pid>.<n>/, once made */
 	int log_fd;
 	char run_dir[4096];
 	uint64_t range_next;         /* ids for cross-thread ranges */
@@ -152,14 +160,22 @@ static inline struct agent_thread *agent_thread(void)
 	return agent_thread_slow();
 }
 
+enum { AGENT_DIR_NONE, AGENT_DIR_MAKING, AGENT_DIR_MADE, AGENT_DIR_FAILED };
+
 /* Process image setup: used at load time and in a fork child. */
-int agent_process_begin(int ppid);
+void agent_process_begin(int ppid);
+/* raw/<pid>.<n>/ of this process image, made by the first stream that
+ * needs it; -1 when it cannot be made (said in the log, once). */
+int agent_proc_dir(void);
 void agent_threads_forget(void);
 /* At process exit: close every thread's stream. async_safe: only the close
  * marks (from _exit, or a signal handler that interrupted prof's work),
  * no thread names, no unmapping. */
 void agent_threads_finish(int async_safe);
-void agent_record_process(struct agent_thread *t, int ppid);
+/* The PROCESS record (and the rank's environment, and recording on since
+ * the image began), stamped when the image began: written by the first
+ * thread stream of the image. */
+void agent_record_process(struct agent_thread *t);
 
 /* Diagnostics to <run>/logs/agent-<pid>.log; never to the program's
  * stdout/stderr, never on the hot path. */

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,32 +96,59 @@ static void map_control(void)
 	}
 }
 
-/* Creates raw/<pid>.<n>/ for this process image: exec keeps the pid, so
- * each image takes the next free n. */
-int agent_process_begin(int ppid)
+/* A process image begins (load, fork child): what its first stream will
+ * say of it. Nothing is created yet. */
+void agent_process_begin(int ppid)
 {
-	char path[4200];
 	agent.pid = (int)getpid();
+	agent.ppid = ppid;
+	agent.begin_ticks = agent_ticks();
+	agent.begin_recording = agent_recording();
 	if (agent.proc_dirfd >= 0)
 		close(agent.proc_dirfd);
 	agent.proc_dirfd = -1;
+	agent.proc_dir_state = AGENT_DIR_NONE;
+	agent.process_recorded = 0;
+}
+
+/* Creates raw/<pid>.<n>/ for this process image: exec keeps the pid, so
+ * each image takes the next free n. */
+static int make_proc_dir(void)
+{
+	char path[4200];
 	for (int n = 0; n < 1000; n++) {
 		snprintf(path, sizeof path, "%s/%s/%d.%d", agent.run_dir, PROF_RAW_DIR, agent.pid, n);
 		if (mkdir(path, 0750) == 0)
 			break;
 		if (errno != EEXIST) {
-			agent_log("%s: cannot create: %s; this process is not recorded", path, strerror(errno));
+			agent_log("notice: %s: cannot create: %s; process %d is not recorded", path,
+				  strerror(errno), agent.pid);
 			return -1;
 		}
 	}
-	agent.proc_dirfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (agent.proc_dirfd < 0)
-		return -1;
-	fchmod(agent.proc_dirfd, 0750); /* past the umask */
-	struct agent_thread *t = agent_thread_slow();
-	if (t)
-		agent_record_process(t, ppid);
-	return t ? 0 : -1;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		fchmod(fd, 0750); /* past the umask */
+	return fd;
+}
+
+int agent_proc_dir(void)
+{
+	uint32_t st = __atomic_load_n(&agent.proc_dir_state, __ATOMIC_ACQUIRE);
+	if (st == AGENT_DIR_MADE)
+		return agent.proc_dirfd;
+	uint32_t none = AGENT_DIR_NONE;
+	if (st == AGENT_DIR_NONE &&
+	    __atomic_compare_exchange_n(&agent.proc_dir_state, &none, AGENT_DIR_MAKING, 0,
+					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		agent.proc_dirfd = make_proc_dir();
+		__atomic_store_n(&agent.proc_dir_state,
+				 agent.proc_dirfd >= 0 ? AGENT_DIR_MADE : AGENT_DIR_FAILED,
+				 __ATOMIC_RELEASE);
+	}
+	while ((st = __atomic_load_n(&agent.proc_dir_state, __ATOMIC_ACQUIRE)) == AGENT_DIR_MAKING)
+		sched_yield();   /* another thread makes it: a mkdir and an open */
+	return st == AGENT_DIR_MADE ? agent.proc_dirfd : -1;
 }
 
 /* Whether before_fork took the agent's locks: not when the forking thread
@@ -224,10 +252,7 @@ static void after_fork_child(void)
 	agent_fw_forget();
 	agent_dev_forget();
 	agent_threads_forget();
-	if (agent_process_begin((int)getppid()) != 0) {
-		agent.active = 0;
-		agent.control = &never;
-	}
+	agent_process_begin((int)getppid());
 }
 
 static void configure(const char *run_dir)
@@ -256,11 +281,7 @@ static void agent_init(void)
 	configure(run_dir);
 	map_control();
 	agent.active = 1;
-	if (agent_process_begin((int)getppid()) != 0) {
-		agent.active = 0;
-		agent.control = &never;
-		return;
-	}
+	agent_process_begin((int)getppid());
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	agent_dev_init();
 }

@@ -70,6 +70,17 @@ static void name_record(struct raw_writer *w, int tid, uint64_t ts)
 	raw_writer_emit_aux(w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);
 }
 
+/* Names past the writer's bound (raw_writer.h), said once per stream. */
+static void say_uninterned(const struct agent_thread *t)
+{
+	uint64_t n = t->w.uninterned;
+	if (n)
+		agent_log("notice: thread %d used more than %u distinct names (one made per "
+			  "iteration?); %llu uses past that were written out whole each time, "
+			  "which grows the raw data: name marks and ranges by kind, not by "
+			  "iteration", t->tid, RAW_INTERN_MAX, (unsigned long long)n);
+}
+
 static void on_thread_exit(void *arg)
 {
 	struct agent_thread *t = arg;
@@ -83,10 +94,11 @@ static void on_thread_exit(void *arg)
 	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == AGENT_T_OPEN)
 		name_record(&t->w, t->tid, agent_ticks());
 	stream_close(t);
+	say_uninterned(t);
 	/* The process's finisher may be writing the mark: it is quick. */
 	while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == AGENT_T_CLOSING)
 		sched_yield();
-	raw_writer_abandon(&t->w);
+	raw_writer_release(&t->w);
 	__atomic_store_n(&t->state, AGENT_T_FREE, __ATOMIC_RELEASE);
 	agent_leave();
 }
@@ -105,13 +117,15 @@ static int open_stream(struct agent_thread *t, const char *comm)
 		.budget_used = agent.budget_used, .budget_limit = agent.budget_limit,
 	};
 	char name[64];
-	int rc = -EEXIST;
+	int rc = -EEXIST, dirfd = agent_proc_dir();
+	if (dirfd < 0)
+		return -ENOENT;
 	for (int k = 0; k < 100 && rc == -EEXIST; k++) {
 		if (k == 0)
 			snprintf(name, sizeof name, "t%d.raw", t->tid);
 		else
 			snprintf(name, sizeof name, "t%d-%d.raw", t->tid, k);
-		rc = raw_writer_open(&t->w, agent.proc_dirfd, name, &o);
+		rc = raw_writer_open(&t->w, dirfd, name, &o);
 	}
 	if (rc)
 		agent_log("thread %d: cannot open its raw stream: %s", t->tid, strerror(-rc));
@@ -167,6 +181,8 @@ struct agent_thread *agent_thread_slow(void)
 	pthread_once(&exit_key_once, make_exit_key);
 	pthread_setspecific(exit_key, t);
 	agent_tls = t;
+	if (!__atomic_exchange_n(&agent.process_recorded, 1, __ATOMIC_ACQ_REL))
+		agent_record_process(t);
 	return t;
 }
 
@@ -210,7 +226,7 @@ static void emit_rank_env(struct agent_thread *t, uint64_t ts)
 	raw_writer_emit_aux(&t->w, RAW_REC_METADATA, ts, &m, sizeof m);
 }
 
-void agent_record_process(struct agent_thread *t, int ppid)
+void agent_record_process(struct agent_thread *t)
 {
 	char cmdline[4096];
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -231,9 +247,9 @@ void agent_record_process(struct agent_thread *t, int ppid)
 	int rank = prof_env_rank();
 	char rank_text[16];
 	snprintf(rank_text, sizeof rank_text, "%d", rank);
-	uint64_t ts = agent_ticks();
+	uint64_t ts = agent.begin_ticks;
 	struct raw_process p = {
-		.pid = agent.pid, .ppid = ppid,
+		.pid = agent.pid, .ppid = agent.ppid,
 		.cmdline_id = raw_writer_intern(&t->w, cmdline, ts),
 		.exe_id = raw_writer_intern(&t->w, exe, ts),
 		.rank_id = rank >= 0 ? raw_writer_intern(&t->w, rank_text, ts) : 0,
@@ -241,7 +257,7 @@ void agent_record_process(struct agent_thread *t, int ppid)
 	raw_writer_emit_aux(&t->w, RAW_REC_PROCESS, ts, &p, sizeof p);
 	if (rank >= 0)
 		emit_rank_env(t, ts);
-	if (agent_recording()) {
+	if (agent.begin_recording) {
 		struct raw_recording r = { 1, RAW_CAUSE_START };
 		raw_writer_emit_aux(&t->w, RAW_REC_RECORDING, ts, &r, sizeof r);
 	}
@@ -270,21 +286,32 @@ void agent_threads_forget(void)
  * parse does not take them for a crash. Threads still running go on
  * recording into their chunks until the process ends: what they commit is
  * read. Nothing is unmapped: the process is ending. */
+static int any_open(void)
+{
+	for (struct agent_thread *t = __atomic_load_n(&agent.threads, __ATOMIC_ACQUIRE); t;
+	     t = t->next)
+		if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == AGENT_T_OPEN)
+			return 1;
+	return 0;
+}
+
 void agent_threads_finish(int async_safe)
 {
 	struct agent_thread *self = agent_tls;
+	/* A stream of its own to name the others in, if there are any. */
 	if ((uintptr_t)self <= (uintptr_t)AGENT_DEAD)
-		self = async_safe ? NULL : agent_thread();
+		self = !async_safe && any_open() ? agent_thread() : NULL;
 	for (struct agent_thread *t = __atomic_load_n(&agent.threads, __ATOMIC_ACQUIRE); t;
 	     t = t->next) {
 		if (!async_safe && self &&
 		    __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == AGENT_T_OPEN)
 			name_record(&self->w, t->tid, agent_ticks());
-		if (t != self)
-			stream_close(t);
+		int closed_here = t != self && stream_close(t);
+		if (!async_safe && (t == self || closed_here))
+			say_uninterned(t);
 	}
-	if (self)
-		stream_close(self);
+	if (self && stream_close(self) && !async_safe)
+		raw_writer_release(&self->w);
 	agent_tls = AGENT_DEAD;
 }
 
@@ -300,8 +327,10 @@ int pthread_setname_np(pthread_t thread, const char *name)
 	int rc = real ? real(thread, name) : ENOSYS;
 	if (rc != 0 || !agent.active || !pthread_equal(thread, pthread_self()) || !agent_enter(0))
 		return rc;
-	struct agent_thread *self = agent_thread();
-	if (self) {
+	/* A thread without a stream yet gets none for this: its stream, if
+	 * it ever records, takes the name it has then. */
+	struct agent_thread *self = agent_tls;
+	if ((uintptr_t)self > (uintptr_t)AGENT_DEAD) {
 		uint64_t ts = agent_ticks();
 		struct raw_thread_name tn = { self->tid, raw_writer_intern(&self->w, name, ts) };
 		raw_writer_emit_aux(&self->w, RAW_REC_THREAD_NAME, ts, &tn, sizeof tn);

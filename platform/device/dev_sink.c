@@ -7,6 +7,7 @@
  */
 #include "device/dev_sink.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,7 +36,7 @@ static struct raw_writer *sink_writer(void)
 {
 	if (sink.w.hdr)
 		return &sink.w;
-	if (sink.failed || sink.finished || !agent.active || agent.proc_dirfd < 0)
+	if (sink.failed || sink.finished || !agent.active)
 		return NULL;
 	struct raw_writer_opts o = {
 		.clock = RAW_CLOCK_MONOTONIC, .kind = RAW_STREAM_DEVICE,
@@ -43,7 +44,12 @@ static struct raw_writer *sink_writer(void)
 		.ppid = (int32_t)getppid(), .comm = "device",
 		.budget_used = agent.budget_used, .budget_limit = agent.budget_limit,
 	};
-	int rc = raw_writer_open(&sink.w, agent.proc_dirfd, "dev.raw", &o);
+	/* The image's PROCESS record goes in a thread stream: this thread's,
+	 * when no thread has one yet. */
+	if (!__atomic_load_n(&agent.process_recorded, __ATOMIC_ACQUIRE))
+		agent_thread();
+	int dirfd = agent_proc_dir();
+	int rc = dirfd < 0 ? -ENOENT : raw_writer_open(&sink.w, dirfd, "dev.raw", &o);
 	if (rc) {
 		sink.failed = 1;
 		agent_log("cannot open the device stream: %s; device activity is not recorded",

@@ -133,13 +133,16 @@ class DdpGloo(RealProgram):
         self.assertTrue(matrix)
         self.assertEqual(rows[0][-1], "Rank")
         self.assertEqual(sorted(r[-1] for r in rows[1:]), ["0"] * self.STEPS + ["1"] * self.STEPS)
-        # torchrun's launcher only imports and launches: it collects no operators
+        # torchrun's launcher only imports and launches: it records nothing
+        # (it leaves no stream at all), the two ranks record operators
         t = run.trace()
         names = {e["pid"]: e["args"]["name"] for e in events(t, ph="M", name="process_name")}
-        launcher = [p for p, n in names.items()
-                    if "torch.distributed.run" in n and "torch_ddp_gloo" in n]
-        self.assertTrue(launcher, names)
+        launcher = [p for p, n in names.items() if "torch.distributed.run" in n]
         self.assertFalse([e for e in events(t, ph="X", cat="cpu_op") if e["pid"] in launcher])
+        ranks = [p for p, n in names.items() if n.endswith("torch_ddp_gloo.py %d" % self.STEPS)]
+        self.assertEqual(len(ranks), 2, names)
+        for p in ranks:
+            self.assertTrue(events(t, ph="X", cat="cpu_op", pid=p), p)
 
 
 class Gan(RealProgram):

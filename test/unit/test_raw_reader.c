@@ -472,6 +472,53 @@ static void test_late_bound(void)
 	free(p);
 }
 
+/* Names made per iteration: the writer remembers RAW_INTERN_MAX of them
+ * and defines the others again at each use, counted; every mark still
+ * reads back with its own name. */
+static void test_intern_bound(void)
+{
+	enum { EXTRA = 500 };
+	struct raw_writer w;
+	char *p = rg_path(dir, "names.raw");
+	CHECK(rg_open(&w, dir, "names.raw", 1, 1, RAW_STREAM_THREAD, RAW_CLOCK_MONOTONIC, "t") == 0);
+	char name[32];
+	uint64_t ts = 1;
+	for (unsigned i = 0; i < RAW_INTERN_MAX + EXTRA; i++) {
+		snprintf(name, sizeof name, "batch %u", i);
+		rg_mark(&w, ts++, name);
+	}
+	rg_mark(&w, ts++, "batch 0");                   /* remembered */
+	snprintf(name, sizeof name, "batch %u", RAW_INTERN_MAX + 1);
+	rg_mark(&w, ts++, name);                        /* not: defined again */
+	CHECK(w.table_used == RAW_INTERN_MAX);
+	CHECK(w.uninterned == EXTRA + 1);
+	raw_writer_close(&w);
+	struct raw_file f;
+	CHECK(raw_file_open(&f, p, NULL, NULL, 0) == 0);
+	struct raw_cursor c;
+	struct raw_rec r;
+	enum raw_next n;
+	unsigned marks = 0, right = 0;
+	raw_cursor_init(&c, &f, 0);
+	while ((n = raw_cursor_next(&c, &r)) != RAW_NEXT_END) {
+		if (n == RAW_NEXT_CHUNK || r.type != RAW_REC_MARK)
+			continue;
+		struct raw_mark m;
+		memcpy(&m, r.payload, sizeof m);
+		unsigned k = marks < RAW_INTERN_MAX + EXTRA ? marks
+			     : marks == RAW_INTERN_MAX + EXTRA ? 0 : RAW_INTERN_MAX + 1;
+		snprintf(name, sizeof name, "batch %u", k);
+		right += strcmp(raw_cursor_name(&c, m.msg_id), name) == 0;
+		marks++;
+	}
+	CHECK(marks == RAW_INTERN_MAX + EXTRA + 2);
+	CHECK(right == marks);
+	CHECK(f.st.bad_records == 0 && f.st.unnamed_records == 0);
+	raw_cursor_free(&c);
+	raw_file_close(&f);
+	free(p);
+}
+
 int main(void)
 {
 	dir = rg_tmpdir("reader");
@@ -487,6 +534,7 @@ int main(void)
 	test_string_with_inner_nul();
 	test_device_records();
 	test_late_bound();
+	test_intern_bound();
 	test_quiet();
 	test_fuzz();
 	test_totals();
