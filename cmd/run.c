@@ -2,10 +2,12 @@
  * prof run [options] -- CMD [ARGS...]
  *
  * The launcher: configuration (defaults < PROF_OPTIONS < --config < flags),
- * the run directory, the child under the agent, the host sampler, a
- * signalfd loop that forwards signals, drives --delay/--duration and reaps
- * the whole tree (prof is a child subreaper), then profiler_info.json, the
- * parse, and the child's exit status mirrored (128+N for signal N).
+ * the run directory, the child under the agent (in prof's process group,
+ * so the terminal treats both as one job), the host sampler, a signalfd
+ * loop that forwards the signals sent to prof alone, drives
+ * --delay/--duration and reaps the whole tree (prof is a child subreaper),
+ * then profiler_info.json, the parse, and the child's end mirrored: its
+ * exit status, or its death by signal N, which prof dies of too.
  *
  * Exit statuses of prof itself: 2 for usage and configuration errors (found
  * before anything is created), 1 for environment errors (the output path,
@@ -30,6 +32,7 @@
 #include "common/fsutil.h"
 #include "config/config.h"
 #include "device/launcher_device.h"
+#include "linux/procfs.h"
 #include "linux/sampler.h"
 #include "linux/selfpath.h"
 #include "linux/sig.h"
@@ -144,8 +147,18 @@ static void run_usage(FILE *out)
 {
 	fprintf(out, "usage: prof run [options] -- CMD [ARGS...]\n\n"
 		"Runs CMD under the profiler, waits for its whole process tree, then\n"
-		"parses what was recorded. Exits with CMD's status (128+N if killed by\n"
-		"signal N).\n\nOptions:\n");
+		"parses what was recorded.\n\n"
+		"CMD stays in prof's process group, so the terminal's Ctrl-C, Ctrl-Z and\n"
+		"job control reach both as one job, as without prof. A signal sent to\n"
+		"prof alone (INT, TERM, HUP, QUIT, USR1, USR2, by kill) goes on to CMD's\n"
+		"processes in that group (to every descendant once none is left there);\n"
+		"the terminal's own signals reach CMD directly and are not sent again.\n"
+		"prof waits for every descendant, even one in a session of its own: a\n"
+		"process CMD leaves running keeps prof waiting. prof exits with CMD's\n"
+		"status; when CMD was killed by signal N, prof finishes its work (the\n"
+		"run's end, the parse) and then dies of signal N itself, core dumps off:\n"
+		"a shell sees $? = 128+N and stops a loop at Ctrl-C, as without prof.\n"
+		"\nOptions:\n");
 	for (const struct run_flag *f = run_flags; f->name; f++) {
 		char left[48];
 		snprintf(left, sizeof left, "%s--%s%s%s", f->val == 'o' ? "-o, " :
@@ -464,46 +477,65 @@ static struct timespec *run_timeout(const struct run_ctx *r, uint64_t now, struc
 	return ts;
 }
 
-/* The signal goes to the child's process group; when that group is gone
- * but reparented descendants live on, to each of them. */
-static void run_forward(struct run_ctx *r, int sig)
+static bool run_pids_have(const struct procfs_pids *p, pid_t pid)
 {
-	if (kill(-r->child.pid, sig) == 0 || errno != ESRCH)
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i] == pid)
+			return true;
+	return false;
+}
+
+/* To the program's processes in prof's process group, those the terminal
+ * signals with prof; when none is left but descendants that left the
+ * group live on, to each of them. */
+static void run_send_tree(const struct procfs_pids *tree, int sig)
+{
+	pid_t group = getpgrp();
+	size_t sent = 0;
+	for (size_t i = 0; i < tree->n; i++)
+		if (getpgid(tree->v[i]) == group && kill(tree->v[i], sig) == 0)
+			sent++;
+	if (!sent)
+		for (size_t i = 0; i < tree->n; i++)
+			kill(tree->v[i], sig);
+}
+
+/* Passes on a signal sent to prof alone. Not one from the terminal, nor
+ * one sent by a process of the tree (`kill 0` in the program): prof's
+ * process group, the program's too, has it already. */
+static void run_forward(struct run_ctx *r, const struct sig_got *g)
+{
+	if (!g->by_process)
 		return;
-	struct procfs_pids pids = { 0 };
-	if (procfs_descendants(getpid(), &pids) == 0)
-		for (size_t i = 0; i < pids.n; i++)
-			kill(pids.v[i], sig);
-	procfs_pids_free(&pids);
+	struct procfs_pids tree = { 0 };
+	int rc = procfs_descendants(getpid(), &tree);
+	if (rc) {
+		char name[32];
+		fprintf(stderr, "prof: warning: cannot list the program's processes (%s): %s %s\n",
+			strerror(-rc), sig_name(g->signo, name, sizeof name),
+			r->have_status ? "not passed on" : "passed on to the program alone");
+		if (!r->have_status)
+			kill(r->child.pid, g->signo);
+	} else if (!run_pids_have(&tree, g->sender)) {
+		run_send_tree(&tree, g->signo);
+	}
+	procfs_pids_free(&tree);
 }
 
-/* Ctrl-Z stopped the child's group, which had the terminal: stop prof
- * too so the shell sees the job stopped, and pass the continue on. */
-static void run_job_stopped(struct run_ctx *r)
-{
-	spawn_tty_take_back(&r->child);
-	kill(getpid(), SIGSTOP);
-	spawn_tty_give(&r->child);
-	kill(-r->child.pid, SIGCONT);
-}
-
-/* Reaps whatever has ended; true once no child is left. */
+/* Reaps whatever has ended; true once no child is left. Every descendant
+ * counts: prof is a child subreaper, so orphans of the tree, even those
+ * that left for a session of their own, are its children. */
 static bool run_reap(struct run_ctx *r)
 {
-	int flags = WNOHANG | (r->child.took_tty ? WUNTRACED : 0);
 	for (;;) {
 		int st;
-		pid_t p = waitpid(-1, &st, flags);
+		pid_t p = waitpid(-1, &st, WNOHANG);
 		if (p < 0 && errno == EINTR)
 			continue;
 		if (p <= 0)
 			return p < 0;   /* ECHILD: the whole tree is gone */
 		if (p != r->child.pid)
 			continue;
-		if (WIFSTOPPED(st)) {
-			run_job_stopped(r);
-			continue;
-		}
 		r->status = st;
 		r->have_status = true;
 	}
@@ -520,10 +552,10 @@ static void run_loop(struct run_ctx *r)
 		run_fire_timers(r, raw_clock_ns(CLOCK_MONOTONIC));
 		if (r->dynamic_dir)
 			dyn_poll(&r->dyn, r->rd.control);
-		int sig;
-		while ((sig = sig_next(&r->sig)) > 0)
-			if (sig_is_forwarded(sig))
-				run_forward(r, sig);
+		struct sig_got g;
+		while (sig_next(&r->sig, &g) > 0)
+			if (sig_is_forwarded(g.signo))
+				run_forward(r, &g);
 	}
 }
 
@@ -658,7 +690,8 @@ static void run_parse(struct run_ctx *r)
 	run_archive(r);
 }
 
-/* The status prof exits with: the child's, or 128+N for signal N. */
+/* The status prof exits with: the child's; for a child killed by signal
+ * N, 128+N, which cmd_run replaces by dying of N. */
 static int run_mirror(struct run_ctx *r, int *exit_code, int *sig)
 {
 	char name[32];
@@ -711,7 +744,6 @@ static int run_program(struct run_ctx *r)
 	r->sampler = NULL;
 	launcher_device_stop(&r->dev);
 	rundir_finish(&r->rd);
-	spawn_tty_take_back(&r->child);
 	/* The late handlers go in while the signals are still blocked: one
 	 * that comes between the unmasking and their setup would otherwise
 	 * end prof by its default action, silently. */
@@ -764,5 +796,13 @@ int cmd_run(int argc, char **argv)
 	if (!rc)
 		rc = run_program(&r);
 	run_free(&r);
+	/* The program died of a signal: so does prof, for the shell (a loop
+	 * stops at a Ctrl-C only when its command died of SIGINT) and CI
+	 * runners. Nothing is left to do but stdout's flush. */
+	int sig = r.info.end_info.signal;
+	if (sig) {
+		fflush(stdout);
+		sig_die(sig);
+	}
 	return rc;
 }

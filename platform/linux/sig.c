@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -35,7 +36,7 @@ int sig_setup(struct sig_state *s)
 	return 0;
 }
 
-int sig_next(struct sig_state *s)
+int sig_next(struct sig_state *s, struct sig_got *got)
 {
 	struct signalfd_siginfo si;
 	ssize_t r = read(s->fd, &si, sizeof si);
@@ -43,6 +44,13 @@ int sig_next(struct sig_state *s)
 		return errno == EAGAIN ? 0 : -errno;
 	if (r != (ssize_t)sizeof si)
 		return -EIO;
+	if (got) {
+		/* The terminal's signals come as SI_KERNEL, with no sender. */
+		int code = si.ssi_code;
+		got->signo = (int)si.ssi_signo;
+		got->by_process = code == SI_USER || code == SI_QUEUE || code == SI_TKILL;
+		got->sender = got->by_process ? (pid_t)si.ssi_pid : 0;
+	}
 	return (int)si.ssi_signo;
 }
 
@@ -51,7 +59,7 @@ void sig_teardown(struct sig_state *s)
 	/* A signal that was meant for the child and came as it ended must not
 	 * kill prof once unblocked: drop what is pending. */
 	if (s->fd >= 0) {
-		while (sig_next(s) > 0)
+		while (sig_next(s, NULL) > 0)
 			;
 		close(s->fd);
 	}
@@ -84,6 +92,24 @@ void sig_late_setup(const char *msg)
 		if (sigaction(late[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
 			sigaction(late[i], &sa, NULL);
 	}
+}
+
+void sig_die(int sig)
+{
+	struct rlimit core;
+	/* Lowering the soft limit cannot fail for a valid resource. */
+	if (getrlimit(RLIMIT_CORE, &core) == 0) {
+		core.rlim_cur = 0;
+		setrlimit(RLIMIT_CORE, &core);
+	}
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	raise(sig);   /* pending if blocked: the unblocking delivers it */
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
 }
 
 const char *sig_name(int sig, char *buf, size_t len)

@@ -1,8 +1,10 @@
 /*
- * The launcher's signals: the ones it forwards to the child's process group
- * and SIGCHLD are blocked and read from a signalfd by the main loop, so no
- * work runs in an asynchronous handler and the sampler thread (created
- * afterwards, inheriting the mask) never sees them.
+ * The launcher's signals: the ones it forwards to the program and SIGCHLD
+ * are blocked and read from a signalfd by the main loop, so no work runs in
+ * an asynchronous handler and the sampler thread (created afterwards,
+ * inheriting the mask) never sees them. Each comes with who sent it, since
+ * the terminal signals the program itself (it shares prof's process group)
+ * and only what was sent to prof alone needs passing on.
  */
 #ifndef PROF_SIG_H
 #define PROF_SIG_H
@@ -10,6 +12,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct sig_state {
 	int fd;              /* signalfd, non-blocking, close-on-exec */
@@ -20,8 +23,16 @@ struct sig_state {
  * 0 or -errno. */
 int sig_setup(struct sig_state *s);
 
-/* Reads one pending signal: its number, 0 when none is pending, or -errno. */
-int sig_next(struct sig_state *s);
+struct sig_got {
+	int signo;
+	bool by_process;     /* kill(), sigqueue(), tgkill(); false: the kernel
+			      * (the terminal's Ctrl-C, a hangup) */
+	pid_t sender;        /* when by_process; 0 from another pid namespace */
+};
+
+/* Reads one pending signal into `got` (NULL: dropped): its number, 0 when
+ * none is pending, or -errno. */
+int sig_next(struct sig_state *s, struct sig_got *got);
 
 /* Drops pending signals, closes the signalfd and restores the mask. */
 void sig_teardown(struct sig_state *s);
@@ -32,6 +43,12 @@ void sig_teardown(struct sig_state *s);
  * action is the default, write `msg` to standard error and then end prof
  * by the signal's default action. `msg` is copied (up to 1 KiB). */
 void sig_late_setup(const char *msg);
+
+/* Ends the process by `sig`, as the program it ran ended: the default
+ * action restored, the signal unblocked, core dumps off (a core of prof
+ * would be taken for the program's, or overwrite it). Returns only where
+ * `sig`'s default action does not end a process; the caller exits then. */
+void sig_die(int sig);
 
 /* True for SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2. */
 bool sig_is_forwarded(int sig);

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "common/agent_env.h"
@@ -230,25 +229,10 @@ oom:
 	return NULL;
 }
 
-static void spawn_set_fg(int tty_fd, pid_t pgrp)
-{
-	/* A background group changing the foreground gets SIGTTOU unless it
-	 * blocks it. */
-	sigset_t ttou, old;
-	sigemptyset(&ttou);
-	sigaddset(&ttou, SIGTTOU);
-	sigprocmask(SIG_BLOCK, &ttou, &old);
-	tcsetpgrp(tty_fd, pgrp);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-}
-
 /* In the child: only async-signal-safe calls from here to exec. */
 static void spawn_child_exec(const char *path, char *const argv[], char *const env[],
-			     const sigset_t *mask, const struct spawn_child *c, int ready_fd)
+			     const sigset_t *mask, int ready_fd)
 {
-	setpgid(0, 0);
-	if (c->took_tty)
-		spawn_set_fg(c->tty_fd, getpid());
 	/* prof installs no handlers (exec would reset them anyway); what it
 	 * changed is the mask, blocked for its signalfd. Dispositions it
 	 * inherited as ignored (nohup) pass through, as without prof. */
@@ -276,8 +260,6 @@ int spawn_start(const char *path, char *const argv[], char *const env[],
 	int ready[2];
 	if (pipe2(ready, O_CLOEXEC) != 0)
 		return -errno;
-	c->tty_fd = STDIN_FILENO;
-	c->took_tty = isatty(c->tty_fd) && tcgetpgrp(c->tty_fd) == getpgrp();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int rc = -errno;
@@ -287,35 +269,16 @@ int spawn_start(const char *path, char *const argv[], char *const env[],
 	}
 	if (pid == 0) {
 		close(ready[0]);
-		spawn_child_exec(path, argv, env, child_mask, c, ready[1]);
+		spawn_child_exec(path, argv, env, child_mask, ready[1]);
 	}
 	close(ready[1]);
 	c->pid = pid;
-	/* Both sides set the group and the terminal, so neither order of
-	 * running after fork leaves a window. */
-	setpgid(pid, pid);
-	if (c->took_tty)
-		spawn_set_fg(c->tty_fd, pid);
 	int e = spawn_wait_ready(ready[0]);
 	close(ready[0]);
 	if (e) {
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		spawn_tty_take_back(c);
 		return -e;
 	}
 	return 0;
-}
-
-void spawn_tty_take_back(const struct spawn_child *c)
-{
-	if (c->took_tty)
-		spawn_set_fg(c->tty_fd, getpgrp());
-}
-
-void spawn_tty_give(const struct spawn_child *c)
-{
-	/* Only from the foreground: after `bg` the terminal is the shell's. */
-	if (c->took_tty && tcgetpgrp(c->tty_fd) == getpgrp())
-		spawn_set_fg(c->tty_fd, c->pid);
 }

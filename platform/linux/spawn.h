@@ -65,21 +65,16 @@ const char *spawn_env_injection_taken(char *const *base, const char *name);
 const char *spawn_env_get(char *const *env, const char *name);
 
 struct spawn_child {
-	pid_t pid;                 /* also the child's process group */
-	bool took_tty;             /* the child's group is the terminal's foreground */
-	int tty_fd;                /* the terminal (stdin) when took_tty */
+	pid_t pid;
 };
 
-/* Forks and executes `path` with `argv` and `env`. The child gets its own
- * process group, the terminal's foreground when the launcher had it, and
- * `child_mask` as its signal mask. Returns 0, or a negative errno: either
- * fork's, or the child's exec failure (the child is then already reaped). */
+/* Forks and executes `path` with `argv` and `env`. The child stays in the
+ * launcher's process group, as under strace: the terminal's signals (Ctrl-C,
+ * Ctrl-Z) and job control (a background read's SIGTTIN, `fg`) reach both
+ * as one job. It gets `child_mask` as its signal mask. Returns 0, or a
+ * negative errno: either fork's, or the child's exec failure (the child is
+ * then already reaped). */
 int spawn_start(const char *path, char *const argv[], char *const env[],
 		const sigset_t *child_mask, struct spawn_child *child);
-
-/* Takes the terminal back for the launcher's own group after the child's
- * group stopped or ended; spawn_tty_give hands it to the child again. */
-void spawn_tty_take_back(const struct spawn_child *child);
-void spawn_tty_give(const struct spawn_child *child);
 
 #endif

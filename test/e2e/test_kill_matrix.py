@@ -3,8 +3,9 @@
 at several points (before any record, within the first chunk, after many
 chunks), and prof itself is signalled (SIGTERM, SIGINT twice, SIGINT during
 the parse, SIGKILL). In every case the records committed before the end are
-all parsed, prof's exit status mirrors the program's, and `prof parse` on
-the run directory works afterwards.
+all parsed, prof ends as the program did (its exit status, or death by the
+same signal once the parse is done), and `prof parse` on the run directory
+works afterwards.
 
 Workloads: test/workloads/tx_killme.c and tx_killme.py. Threads mark
 "<prefix>-<k>" for k = 0..N-1 and sync before the death, so those marks are
@@ -48,13 +49,14 @@ def load_trace(run_dir):
         return json.load(f)
 
 
-# name, command (N filled in), exit status, signal or None, exact prefixes,
-# spinner prefix or None, whether streams end unclosed (killed by a signal).
+# name, command (N filled in), prof's return code (-N: died of signal N, as
+# the program did), signal or None, exact prefixes, spinner prefix or None,
+# whether streams end unclosed (killed by a signal).
 C_THREADS = ["main"] + ["w%d" % i for i in range(THREADS)]
 MATRIX = [
-    ("sigkill", ["kill"], 128 + 9, 9, C_THREADS, "spin", True),
-    ("sigsegv", ["segv"], 128 + 11, 11, C_THREADS, "spin", True),
-    ("sigabrt", ["abort"], 128 + 6, 6, C_THREADS, "spin", True),
+    ("sigkill", ["kill"], -9, 9, C_THREADS, "spin", True),
+    ("sigsegv", ["segv"], -11, 11, C_THREADS, "spin", True),
+    ("sigabrt", ["abort"], -6, 6, C_THREADS, "spin", True),
     ("thread_exit", ["thread-exit"], 9, None, C_THREADS, "spin", False),
     ("exit", ["exit"], 7, None, C_THREADS, "spin", False),
     ("py_os_exit_main", ["py", "main"], 5, None, ["py-main", "py-w"], "py-spin", False),
@@ -170,7 +172,7 @@ class ProfSignalled(ProfTestCase):
         self.start(1000, 1)
         self.proc.send_signal(signal.SIGTERM)
         run = self.finish()
-        self.assertEqual(run.rc, 128 + signal.SIGTERM, run.stderr)
+        self.assertEqual(run.rc, -signal.SIGTERM, run.stderr)   # died of it too
         self.assertIn("killed by signal 15 (SIGTERM)", run.stderr)
         want = {"main": list(range(1000)), "got-SIGTERM": [1]}
         self.assertEqual(marks_by_prefix(run.trace()), want)
@@ -184,7 +186,7 @@ class ProfSignalled(ProfTestCase):
         self.wait_file(self.ready + ".1")
         self.proc.send_signal(signal.SIGINT)
         run = self.finish()
-        self.assertEqual(run.rc, 128 + signal.SIGINT, run.stderr)
+        self.assertEqual(run.rc, -signal.SIGINT, run.stderr)
         self.assertIn("killed by signal 2 (SIGINT)", run.stderr)
         want = {"main": list(range(1000)), "got-SIGINT": [1, 2]}
         self.assertEqual(marks_by_prefix(run.trace()), want)

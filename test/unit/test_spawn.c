@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -232,7 +233,7 @@ static int spawn_and_wait(char **argv, const sigset_t *mask, int *status, pid_t 
 	if (rc)
 		return rc;
 	if (pgid)
-		*pgid = getpgid(c.pid) == c.pid ? c.pid : -1;
+		*pgid = getpgid(c.pid);
 	waitpid(c.pid, status, 0);
 	return 0;
 }
@@ -249,7 +250,7 @@ static void test_spawn_start(void)
 	char *exit7[] = { "/bin/sh", "-c", "sleep 0.05; exit 7", NULL };
 	CHECK(spawn_and_wait(exit7, &empty, &st, &pgid) == 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 7);
-	CHECK(pgid > 0);   /* the child leads its own process group */
+	CHECK(pgid == getpgrp());   /* one job with the launcher, as under strace */
 
 	/* The child gets the mask it is given, not the launcher's: with
 	 * SIGUSR1 blocked here, the shell still dies of its own SIGUSR1. */
@@ -276,6 +277,57 @@ static void test_sig_names(void)
 	CHECK_STR(sig_name(SIGKILL, buf, sizeof buf), "SIGKILL");
 	CHECK(sig_is_forwarded(SIGTERM) && sig_is_forwarded(SIGUSR2));
 	CHECK(!sig_is_forwarded(SIGCHLD) && !sig_is_forwarded(SIGKILL));
+}
+
+/* A signal prof sent itself by kill() says who sent it: forwarding tells a
+ * signal sent to prof alone from one its group already has. */
+static void test_sig_sender(void)
+{
+	struct sig_state s = { .fd = -1 };
+	CHECK(sig_setup(&s) == 0);
+	kill(getpid(), SIGUSR2);
+	struct sig_got g = { 0 };
+	CHECK(sig_next(&s, &g) == SIGUSR2);
+	CHECK(g.signo == SIGUSR2 && g.by_process && g.sender == getpid());
+	CHECK(sig_next(&s, &g) == 0);
+	sig_teardown(&s);
+}
+
+/* How a forked child ends when it calls sig_die(sig) with dumps allowed;
+ * `blocked`: with sig blocked first, as prof has its forwarded ones. */
+static int die_status(int sig, int blocked)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit core;
+		getrlimit(RLIMIT_CORE, &core);
+		core.rlim_cur = core.rlim_max;
+		setrlimit(RLIMIT_CORE, &core);
+		if (chdir(tmp) != 0)
+			_exit(98);
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		if (blocked)
+			sigprocmask(SIG_BLOCK, &one, NULL);
+		sig_die(sig);
+		_exit(99);   /* survived: the caller's exit */
+	}
+	int st = -1;
+	waitpid(pid, &st, 0);
+	return st;
+}
+
+static void test_sig_die(void)
+{
+	int st = die_status(SIGSEGV, 0);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV && !WCOREDUMP(st));
+	st = die_status(SIGTERM, 1);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+	st = die_status(SIGQUIT, 0);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGQUIT && !WCOREDUMP(st));
+	st = die_status(SIGWINCH, 0);   /* ignored by default: not a way to die */
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 99);
 }
 
 static void test_parse_stat(void)
@@ -348,6 +400,8 @@ int main(void)
 	test_env_sanitizer();
 	test_spawn_start();
 	test_sig_names();
+	test_sig_sender();
+	test_sig_die();
 	test_parse_stat();
 	test_tree_sample();
 	test_selfpath();
