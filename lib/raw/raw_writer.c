@@ -53,11 +53,29 @@ static off_t chunk_offset(const struct raw_writer *w, uint64_t index)
 	return (off_t)RAW_HEADER_SIZE + (off_t)index * w->chunk_size;
 }
 
+/* Writes zeros over [off, off+len): blocks for real where fallocate is
+ * not to be had (ftruncate would leave a hole). 0 or -errno. */
+static int write_zeros(int fd, off_t off, off_t len)
+{
+	static const char zeros[16384];
+	while (len > 0) {
+		size_t n = len < (off_t)sizeof zeros ? (size_t)len : sizeof zeros;
+		ssize_t w = pwrite(fd, zeros, n, off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		off += w;
+		len -= w;
+	}
+	return 0;
+}
+
 /* Gives [off, off+len) disk blocks before it is mapped: a store to a
  * shared mapping of a hole the filesystem cannot fill (a full disk, a full
  * tmpfs) is a SIGBUS in the program, while a refusal here is an error the
- * writer counts as loss. Filesystems without fallocate get the size only,
- * as before. 0 or -errno. */
+ * writer counts as loss. A filesystem without fallocate gets the zeros
+ * written, as posix_fallocate would. 0 or -errno. */
 static int reserve_disk(int fd, off_t off, off_t len)
 {
 	int rc;
@@ -67,7 +85,7 @@ static int reserve_disk(int fd, off_t off, off_t len)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != ENOSYS)
 		return -errno;
-	return ftruncate(fd, off + len) == 0 ? 0 : -errno;
+	return write_zeros(fd, off, len);
 }
 
 /* Maps chunk `index` (growing the file) and makes it current. */
