@@ -19,10 +19,11 @@
 #include <emmintrin.h>
 #endif
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SCAN_OVERREAD 0
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || \
+	__has_feature(thread_sanitizer)
 #define SCAN_OVERREAD 0
 #endif
 #endif

@@ -142,9 +142,12 @@ static void fill_header(struct raw_writer *w, const struct raw_writer_opts *o)
 		strncpy(h->comm, o->comm, RAW_NAME_MAX - 1);
 	w->keeps_late = o->kind == RAW_STREAM_DEVICE;
 	h->flags = RAW_FILE_DEVINFO_BOUND | (w->keeps_late ? RAW_FILE_LATE_BOUND : 0);
-	/* The magic goes last: a header without it was never finished. */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	memcpy(h->magic, RAW_MAGIC, sizeof h->magic);
+	/* The magic goes last, a release store of its 8 bytes (the header's
+	 * first, aligned): a header without it was never finished. */
+	uint64_t magic;
+	_Static_assert(sizeof h->magic == sizeof magic, "the magic is 8 bytes");
+	memcpy(&magic, RAW_MAGIC, sizeof magic);
+	__atomic_store_n((uint64_t *)(void *)h->magic, magic, __ATOMIC_RELEASE);
 }
 
 /* Whether the budget grants one more chunk. The fetch_add is not undone
@@ -401,7 +404,8 @@ uint32_t raw_writer_intern_slow(struct raw_writer *w, const char *s, uint64_t ts
 			goto found;
 	}
 	if (w->table_used >= RAW_INTERN_MAX) {
-		w->uninterned++;
+		/* atomic: the process's finisher may read it */
+		__atomic_fetch_add(&w->uninterned, 1, __ATOMIC_RELAXED);
 		return define_string(w, s, len, ts, w->next_id++);
 	}
 	const char *copy = arena_copy(w, s, len);

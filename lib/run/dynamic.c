@@ -234,9 +234,8 @@ static int dyn_changed(struct dyn_watch *w)
 static void dyn_publish(struct dyn_watch *w, struct raw_control *ctl, const struct dyn_request *q)
 {
 	/* A seqlock's writer (raw_control.h): odd, the request, even. */
-	uint32_t seq = __atomic_load_n(&ctl->dyn_seq, __ATOMIC_RELAXED);
-	__atomic_store_n(&ctl->dyn_seq, seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	/* acq_rel: the request's stores stay after the odd value */
+	uint32_t seq = __atomic_fetch_add(&ctl->dyn_seq, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&ctl->dyn_active, q->active, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->dyn_flags, q->flags, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->dyn_start_step, q->start_step, __ATOMIC_RELAXED);

@@ -118,12 +118,12 @@ static void dynamic_poll(uint64_t n)
 		return;
 	uint32_t seq, gen, start, active, flags;
 	for (int tries = 0;; tries++) {
+		/* acquire loads: the second load of dyn_seq comes after them */
 		seq = __atomic_load_n(&c->dyn_seq, __ATOMIC_ACQUIRE);
-		gen = __atomic_load_n(&c->dyn_generation, __ATOMIC_RELAXED);
-		start = __atomic_load_n(&c->dyn_start_step, __ATOMIC_RELAXED);
-		active = __atomic_load_n(&c->dyn_active, __ATOMIC_RELAXED);
-		flags = __atomic_load_n(&c->dyn_flags, __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		gen = __atomic_load_n(&c->dyn_generation, __ATOMIC_ACQUIRE);
+		start = __atomic_load_n(&c->dyn_start_step, __ATOMIC_ACQUIRE);
+		active = __atomic_load_n(&c->dyn_active, __ATOMIC_ACQUIRE);
+		flags = __atomic_load_n(&c->dyn_flags, __ATOMIC_ACQUIRE);
 		if (!(seq & 1) && __atomic_load_n(&c->dyn_seq, __ATOMIC_RELAXED) == seq)
 			break;
 		if (tries == 1000)

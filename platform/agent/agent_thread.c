@@ -73,7 +73,7 @@ static void name_record(struct raw_writer *w, int tid, uint64_t ts)
 /* Names past the writer's bound (raw_writer.h), said once per stream. */
 static void say_uninterned(const struct agent_thread *t)
 {
-	uint64_t n = t->w.uninterned;
+	uint64_t n = __atomic_load_n(&t->w.uninterned, __ATOMIC_RELAXED);
 	if (n)
 		agent_log("notice: thread %d used more than %u distinct names (one made per "
 			  "iteration?); %llu uses past that were written out whole each time, "

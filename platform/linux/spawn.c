@@ -197,7 +197,7 @@ char **spawn_env_build(char *const *base, const struct spawn_env_opts *o)
 		     !spawn_env_is(e, PROF_AGENT_CHUNK_KB)) ||
 		    spawn_env_is(e, "LD_PRELOAD") ||
 		    (o->python_dir && spawn_env_is(e, "PYTHONPATH")) ||
-		    (o->asan_options && spawn_env_is(e, "ASAN_OPTIONS")) ||
+		    (o->san_options && spawn_env_is(e, o->san_var)) ||
 		    spawn_env_replaced(e, base, o))
 			continue;
 		if (!(env[n++] = strdup(e)))
@@ -212,9 +212,9 @@ char **spawn_env_build(char *const *base, const struct spawn_env_opts *o)
 	free(first);
 	if (!env[n++])
 		goto oom;
-	if (o->asan_options &&
-	    !(env[n++] = spawn_env_pair("ASAN_OPTIONS", o->asan_options, ":",
-					spawn_env_get(base, "ASAN_OPTIONS"))))
+	if (o->san_options &&
+	    !(env[n++] = spawn_env_pair(o->san_var, o->san_options, ":",
+					spawn_env_get(base, o->san_var))))
 		goto oom;
 	if (o->python_dir &&
 	    !(env[n++] = spawn_env_pair("PYTHONPATH", o->python_dir, ":",

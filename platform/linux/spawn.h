@@ -38,14 +38,17 @@ struct spawn_env_opts {
 				     * (the agent); NULL: neither is set */
 	const char *preload_first; /* put ahead of the agent in LD_PRELOAD (the
 				    * sanitizer runtime); NULL: nothing */
-	const char *asan_options;  /* prepended to ASAN_OPTIONS, so the user's
-				    * own settings still win; NULL: untouched */
+	const char *san_var;       /* the sanitizer's options variable: ASAN_OPTIONS */
+	const char *san_options;   /* prepended to it, so the user's own settings
+				    * still win; NULL: untouched */
 };
 
 /* In a launcher built with PROF_SANITIZE, sets `preload_first` to the ASan
  * runtime this process has mapped (an instrumented agent can only load into
- * an uninstrumented program, python3 or sh, behind it) and `asan_options`
- * to defaults for such children (no leak report at their exit). Otherwise
+ * an uninstrumented program, python3 or sh, behind it) and `san_options`
+ * to defaults for such children (no leak report at their exit; their
+ * faults are theirs to die of). A PROF_SANITIZE_THREAD build: the same
+ * with TSan's runtime and TSAN_OPTIONS. Otherwise
  * (or when no runtime is found) leaves both NULL. spawn_asan.c. */
 void spawn_asan_opts(struct spawn_env_opts *o);
 

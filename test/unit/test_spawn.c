@@ -206,7 +206,8 @@ static void test_env_sanitizer(void)
 	char *base[] = { "LD_PRELOAD=/u/a.so", "ASAN_OPTIONS=detect_leaks=1", NULL };
 	struct spawn_env_opts o = env_opts;
 	o.preload_first = "/rt/libasan.so.8";
-	o.asan_options = "detect_leaks=0:handle_segv=0";
+	o.san_var = "ASAN_OPTIONS";
+	o.san_options = "detect_leaks=0:handle_segv=0";
 	char **env = spawn_env_build(base, &o);
 	CHECK(env != NULL);
 	CHECK_STR(spawn_env_get(env, "LD_PRELOAD"),

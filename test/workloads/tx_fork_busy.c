@@ -16,12 +16,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static volatile int stop;
+static int stop;   /* atomic */
 
 static void *marker(void *arg)
 {
 	(void)arg;
-	for (unsigned k = 1; !stop; k++) {
+	for (unsigned k = 1; !__atomic_load_n(&stop, __ATOMIC_RELAXED); k++) {
 		prof_mark("parent");
 		if (k % 256 == 0)
 			usleep(50);   /* busy, not a flood: the test parses it all */
@@ -32,7 +32,7 @@ static void *marker(void *arg)
 static void *switcher(void *arg)
 {
 	(void)arg;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		prof_stop();
 		prof_start();
 		prof_step();
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 		else
 			inherited += WEXITSTATUS(st);
 	}
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 	printf("forks %d inherited %d\n", forks, inherited);
