@@ -47,19 +47,26 @@ static inline char *rg_path(const char *a, const char *b)
 	return fs_join(a, b);
 }
 
-/* Opens dir/file (creating dir) as a stream of RG_CHUNK chunks. */
-static inline int rg_open(struct raw_writer *w, const char *dir, const char *file, int pid, int tid,
-		   uint32_t kind, uint32_t clock, const char *comm)
+/* Opens dir/file (creating dir) as a stream of o. */
+static inline int rg_open_opts(struct raw_writer *w, const char *dir, const char *file,
+			       const struct raw_writer_opts *o)
 {
 	fs_mkdir_p(dir);
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
-	struct raw_writer_opts o = { .clock = clock, .kind = kind, .chunk_size = RG_CHUNK,
-				     .pid = pid, .tid = tid, .ppid = 1, .tsc_hz = 0, .comm = comm };
-	int rc = raw_writer_open(w, dfd, file, &o);
+	int rc = raw_writer_open(w, dfd, file, o);
 	close(dfd);
 	return rc;
+}
+
+/* Opens dir/file (creating dir) as a stream of RG_CHUNK chunks. */
+static inline int rg_open(struct raw_writer *w, const char *dir, const char *file, int pid, int tid,
+		   uint32_t kind, uint32_t clock, const char *comm)
+{
+	struct raw_writer_opts o = { .clock = clock, .kind = kind, .chunk_size = RG_CHUNK,
+				     .pid = pid, .tid = tid, .ppid = 1, .tsc_hz = 0, .comm = comm };
+	return rg_open_opts(w, dir, file, &o);
 }
 
 static inline void rg_mark(struct raw_writer *w, uint64_t ts, const char *msg)
