@@ -165,12 +165,11 @@ void out_namestat_sort(struct out_namestat *st)
 		qsort(st->v, st->n, sizeof *st->v, entry_cmp);
 }
 
-uint64_t out_namestat_group_total(const struct out_namestat *st, int32_t group)
+uint64_t out_namestat_group_total(const struct out_namestat *st, size_t i)
 {
 	uint64_t t = 0;
-	for (size_t i = 0; i < st->n; i++)
-		if (st->v[i]->group == group)
-			t += st->v[i]->total_ns;
+	for (size_t k = i; k < st->n && st->v[k]->group == st->v[i]->group; k++)
+		t += st->v[k]->total_ns;
 	return t;
 }
 

@@ -117,3 +117,10 @@ void parse_idmap_free(struct parse_idmap *m)
 	m->cap = m->n = m->longest = 0;
 	m->mixed = 0;
 }
+
+uint64_t parse_idmap_hash_text(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}

@@ -42,4 +42,31 @@ void *parse_idmap_del(struct parse_idmap *m, uint64_t key);
 void parse_idmap_each(const struct parse_idmap *m, void (*fn)(void *ctx, void *val), void *ctx);
 void parse_idmap_free(struct parse_idmap *m);
 
+/* Maps to positions in an array of the caller's: position i is stored as
+ * i + 1, so that no value is NULL. parse_idmap_pos: i + 1, or 0 when the
+ * key is absent. parse_idmap_put_pos (a position the key does not hold
+ * already): 0, or -1 out of memory (nothing stored). */
+static inline size_t parse_idmap_pos(const struct parse_idmap *m, uint64_t key)
+{
+	return (size_t)(uintptr_t)parse_idmap_get(m, key);
+}
+
+static inline int parse_idmap_put_pos(struct parse_idmap *m, uint64_t key, size_t i)
+{
+	void *v = (void *)(uintptr_t)(i + 1);
+	return parse_idmap_put(m, key, v) == v ? -1 : 0;
+}
+
+/* Keys wider than 64 bits go in by a hash of them, and the caller
+ * chains the entries of one hash (each holds the position + 1 of the
+ * next, 0 at the end; the map holds the first's). The hash of a pair: */
+static inline uint64_t parse_idmap_hash2(uint64_t a, uint64_t b)
+{
+	return (a * 0x9e3779b97f4a7c15ull) ^ b;
+}
+
+/* ... and of a text: FNV-1a, continued from h (PARSE_IDMAP_TEXT0 to begin). */
+#define PARSE_IDMAP_TEXT0 0xcbf29ce484222325ull
+uint64_t parse_idmap_hash_text(uint64_t h, const char *s);
+
 #endif
