@@ -11,13 +11,8 @@ void out_namestat_init(struct out_namestat *st)
 
 static uint64_t hash(int32_t group, const char *tag, const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)(uint32_t)group;
-	for (const char *p = tag; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-	h = (h ^ 0xff) * 0x100000001b3ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
+	uint64_t h = parse_idmap_hash_text(PARSE_IDMAP_TEXT0 ^ (uint32_t)group, tag);
+	return parse_idmap_hash_text(parse_idmap_hash_text(h, "\xff"), s);   /* 0xff between: no UTF-8 byte */
 }
 
 static struct out_namestat_entry *entry_new(struct out_namestat *st, int32_t group,
