@@ -479,45 +479,6 @@ static void test_csv_str(void)
 	munmap(map, (size_t)page * 2);
 }
 
-/* Names through csv_name's address cache read as csv_str writes them:
- * plain, quoted for a comma, with a quote (the general way), empty, NULL,
- * longer than the cache takes; again and again, more names than the cache
- * has slots, and across the row buffer's flushes. */
-static void test_csv_name(void)
-{
-	static char long_name[3000];
-	memset(long_name, 'k', sizeof long_name - 1);
-	long_name[1500] = ',';
-	static const char *const fixed[] = { "aten::addmm", "[[64, 1024], [1024]]", "say \"hi\", bye",
-					     "", "N/A", "void gemm<float, 128>(float const*)",
-					     "line\nbreak", "cr\r", "x" };
-	enum { N = 3 * CSV_NAMES };
-	static char names[N][24];
-	for (int i = 0; i < N; i++)
-		snprintf(names[i], sizeof names[i], i % 3 ? "op_%d" : "op,%d", i);
-	static struct csv_pair pr;
-	pair_open(&pr);
-	struct csv *a = &pr.a, *b = &pr.b;
-	for (int round = 0; round < 40; round++) {
-		for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
-			csv_str(a, fixed[i]);
-			csv_name(b, fixed[i]);
-		}
-		for (int i = 0; i < N; i++) {
-			const char *n = names[(i * 7 + round) % N];
-			csv_str(a, n);
-			csv_name(b, n);
-		}
-		csv_str(a, NULL);
-		csv_name(b, NULL);
-		csv_str(a, long_name);
-		csv_name(b, long_name);
-		csv_end_row(a);
-		csv_end_row(b);
-	}
-	pair_check(&pr, 100000);
-}
-
 static void test_misuse(void)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -673,7 +634,6 @@ int main(void)
 	test_fixed();
 	test_in_place();
 	test_csv_str();
-	test_csv_name();
 	test_misuse();
 	test_cjson();
 	test_csv();
