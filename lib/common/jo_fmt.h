@@ -25,18 +25,6 @@ struct jo_ts_cache {
 	char s[16];
 };
 
-/* The text of the last ids a writer formatted, by value: pids and tids
- * come back line after line, a correlation in a launch, its task and the
- * flow between them (formatting them was 3% of a parse's instructions).
- * Zeroed: empty. */
-#define JO_ID_CACHE 64
-#define JO_ID_CACHED 10000000   /* ids below this fit a slot's 8 bytes */
-struct jo_id_cache {
-	int64_t v[JO_ID_CACHE];    /* the value + 1; 0: none */
-	uint8_t len[JO_ID_CACHE];
-	char s[JO_ID_CACHE][8];
-};
-
 /* "00" to "99": two digits at a time. */
 extern const char jo_pairs[201];
 
@@ -47,7 +35,6 @@ size_t jo_fmt_uint(char *buf, uint64_t v);
 
 /* What the inline formatters below leave to a call. */
 size_t jo_fmt_us3_long(char *buf, int64_t ns);
-size_t jo_fmt_uid_miss(char *buf, uint64_t v, struct jo_id_cache *c);
 size_t jo_fmt_ts_miss(char *buf, int64_t ns, struct jo_ts_cache *c);
 
 /* Formats ns as "us.nnn" (see jo_ns_us) into buf (>= 32 bytes), with a
@@ -79,22 +66,6 @@ static inline size_t jo_fmt_us3(char *b, int64_t ns)
 	memcpy(b + n + 2, jo_pairs + 2 * (frac % 100), 2);
 	b[n + 4] = '\0';
 	return n + 4;
-}
-
-/* jo_fmt_uint for an id, jo_fmt_int for a pid or tid, through the cache;
- * they write at most 21 bytes (8 when cached), no NUL. */
-static inline size_t jo_fmt_uid(char *buf, uint64_t v, struct jo_id_cache *c)
-{
-	unsigned k = (unsigned)v & (JO_ID_CACHE - 1);
-	if (v >= JO_ID_CACHED || c->v[k] != (int64_t)v + 1)
-		return jo_fmt_uid_miss(buf, v, c);
-	memcpy(buf, c->s[k], sizeof c->s[k]);
-	return c->len[k];
-}
-
-static inline size_t jo_fmt_id(char *buf, int64_t v, struct jo_id_cache *c)
-{
-	return v < 0 ? jo_fmt_int(buf, v) : jo_fmt_uid(buf, (uint64_t)v, c);
 }
 
 /* jo_fmt_us3 for a time (durations rarely share leading digits: they

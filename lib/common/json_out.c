@@ -526,18 +526,6 @@ size_t jo_fmt_us3_long(char *buf, int64_t ns)
 	return n;
 }
 
-/* Not in the cache: formatted, and put there when it fits a slot. */
-size_t jo_fmt_uid_miss(char *buf, uint64_t v, struct jo_id_cache *c)
-{
-	if (v >= JO_ID_CACHED)
-		return jo_fmt_uint(buf, v);
-	unsigned k = (unsigned)v & (JO_ID_CACHE - 1);
-	c->v[k] = (int64_t)v + 1;
-	c->len[k] = (uint8_t)jo_fmt_uint(c->s[k], v);
-	memcpy(buf, c->s[k], sizeof c->s[k]);
-	return c->len[k];
-}
-
 /* New leading digits (kept for the times after), or a time below 10 ms
  * or negative (as a duration). */
 size_t jo_fmt_ts_miss(char *buf, int64_t ns, struct jo_ts_cache *c)
@@ -736,9 +724,9 @@ char *jo_event_at(struct jo *j, char *p, char ph, const char *cat, const char *n
 		p = sep_at(p, &h[H_NONAME]);
 	}
 	p = sep_at(p, &h[H_PID]);
-	p += jo_fmt_id(p, pid, &j->ids);
+	p += jo_fmt_int(p, pid);
 	p = sep_at(p, &h[H_TID]);
-	p += jo_fmt_id(p, tid, &j->ids);
+	p += jo_fmt_int(p, tid);
 	p = sep_at(p, &h[H_TS]);
 	return p + jo_fmt_ts(p, ts_ns, &j->ts);
 }

@@ -98,38 +98,6 @@ static void test_ts(void)
 	}
 }
 
-/* pids, tids and ids through the cache read as jo_fmt_int and
- * jo_fmt_uint write them, values
- * sharing a slot one after the other, and a cached one writes no more than
- * its slot's 8 bytes. */
-static void test_ids(void)
-{
-	struct jo_id_cache c;
-	memset(&c, 0, sizeof c);
-	char want[32], b[40];
-	int64_t vs[] = { 0, 16, 0, 1000, 1016, 1000, 9999999, 10000000, -1, -16, 99, 100,
-			 INT64_MAX, INT64_MIN, 1000, 4194304, 4194320, 7 };
-	for (int round = 0; round < 2; round++)
-		for (size_t i = 0; i < sizeof vs / sizeof *vs; i++) {
-			memset(b, 'x', sizeof b);
-			size_t n = jo_fmt_id(b, vs[i], &c);
-			CHECK(n == jo_fmt_int(want, vs[i]) && memcmp(b, want, n) == 0);
-			CHECK(b[n > 8 ? n : 8] == 'x');
-		}
-	uint64_t x = 88172645463325252ull;
-	for (int i = 0; i < 100000; i++) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		int64_t v = (int64_t)(x % 3 == 0 ? x % 20000000 : x % 64);
-		size_t n = jo_fmt_id(b, v, &c);
-		CHECK(n == jo_fmt_int(want, v) && memcmp(b, want, n) == 0);
-		uint64_t u = x % 5 == 0 ? x : x % 5 == 1 ? x % 10000001 : (uint64_t)v;
-		n = jo_fmt_uid(b, u, &c);   /* the same slots, unsigned */
-		CHECK(n == jo_fmt_uint(want, u) && memcmp(b, want, n) == 0);
-	}
-	size_t n = jo_fmt_uid(b, UINT64_MAX, &c);
-	CHECK(n == 20 && memcmp(b, "18446744073709551615", 20) == 0);
-}
-
 /* Integers against printf at every digit-count boundary and the extremes. */
 static void test_ints(void)
 {
@@ -626,7 +594,6 @@ int main(void)
 	test_escape();
 	test_us();
 	test_ts();
-	test_ids();
 	test_ints();
 	test_layout();
 	test_tight();
