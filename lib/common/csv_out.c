@@ -223,12 +223,6 @@ void csv_ns_us(struct csv *c, int64_t ns)
 	field_end(c, p + jo_fmt_us3(p, ns));
 }
 
-void csv_ts(struct csv *c, int64_t ns)
-{
-	char *p = field_at(c, 23);
-	field_end(c, p + jo_fmt_ts(p, ns, &c->ts));
-}
-
 void csv_end_row(struct csv *c)
 {
 	put(c, "\n", 1);

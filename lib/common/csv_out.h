@@ -25,7 +25,6 @@ struct csv {
 	size_t blen;      /* bytes waiting in out */
 	struct bgw *bg;   /* csv_background's writer, or NULL */
 	struct fs_behind behind;   /* f's flush-behind, while there is no bg */
-	struct jo_ts_cache ts;   /* for csv_ts */
 	char buf[16384];
 };
 
@@ -58,8 +57,6 @@ void csv_uint(struct csv *c, uint64_t v);
 void csv_fixed(struct csv *c, double v, int decimals);
 /* Nanoseconds as microseconds with exactly three decimals (integer math). */
 void csv_ns_us(struct csv *c, int64_t ns);
-/* The same for a time (one that mostly rises down the table): jo_fmt_ts. */
-void csv_ts(struct csv *c, int64_t ns);
 void csv_end_row(struct csv *c);
 
 /* Flushes; 0, or the first failure's -errno (a full disk: -ENOSPC). */

@@ -526,18 +526,6 @@ size_t jo_fmt_us3_long(char *buf, int64_t ns)
 	return n;
 }
 
-/* New leading digits (kept for the times after), or a time below 10 ms
- * or negative (as a duration). */
-size_t jo_fmt_ts_miss(char *buf, int64_t ns, struct jo_ts_cache *c)
-{
-	uint64_t q = (uint64_t)ns / 1000;
-	if (ns < 0 || q < 10000)
-		return jo_fmt_us3(buf, ns);
-	c->hi = q / 10000;
-	c->len = jo_fmt_uint(c->s, c->hi);   /* at most 13 digits: q < 2^64 / 1000 */
-	return jo_fmt_ts(buf, ns, c);
-}
-
 void jo_ns_us(struct jo *j, int64_t ns)
 {
 	before_item(j);
@@ -728,7 +716,7 @@ char *jo_event_at(struct jo *j, char *p, char ph, const char *cat, const char *n
 	p = sep_at(p, &h[H_TID]);
 	p += jo_fmt_int(p, tid);
 	p = sep_at(p, &h[H_TS]);
-	return p + jo_fmt_ts(p, ts_ns, &j->ts);
+	return p + jo_fmt_us3(p, ts_ns);
 }
 
 /* What jo_obj_begin and the six jo_k* calls write, the separators known

@@ -37,7 +37,7 @@ static void row_text(const struct out_kernel *k, struct csv *c, const struct out
 	csv_str(c, r->type);
 	csv_lit(c, NA);
 	csv_str(c, r->core);
-	csv_ts(c, (int64_t)(r->start_ns - k->base));
+	csv_ns_us(c, (int64_t)(r->start_ns - k->base));
 	csv_ns_us(c, (int64_t)(r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0));
 	csv_ns_us(c, (int64_t)r->wait_ns);
 	csv_uint(c, r->blocks);

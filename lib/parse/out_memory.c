@@ -64,7 +64,7 @@ static void record_row(struct out_memory *m, const struct out_mem_event *e, uint
 	char dt[48];
 	device_type(dt, sizeof dt, e);
 	csv_str(&m->rc, out_vendor_name(e->vendor));
-	csv_ts(&m->rc, (int64_t)(e->ns - m->base));
+	csv_ns_us(&m->rc, (int64_t)(e->ns - m->base));
 	for (int i = 0; i < 3; i++)
 		mb(&m->rc, total);
 	csv_uint(&m->rc, e->stream);
@@ -81,9 +81,9 @@ static void op_row(struct out_memory *m, const struct out_mem_live *a,
 	device_type(dt, sizeof dt, &a->ev);
 	csv_str(c, a->ev.op);
 	csv_fixed(c, (double)a->ev.bytes / 1024.0, 3);
-	csv_ts(c, (int64_t)(a->ev.ns - m->base));
+	csv_ns_us(c, (int64_t)(a->ev.ns - m->base));
 	for (int i = 0; i < 2; i++)
-		fr ? csv_ts(c, (int64_t)(fr->ns - m->base)) : csv_str(c, "");
+		fr ? csv_ns_us(c, (int64_t)(fr->ns - m->base)) : csv_str(c, "");
 	for (int i = 0; i < 2; i++)
 		fr ? csv_ns_us(c, (int64_t)(fr->ns - a->ev.ns)) : csv_str(c, "");
 	for (int i = 0; i < 3; i++)

@@ -143,7 +143,7 @@ void out_trace_flow(struct out_trace *t, const char *ph, uint64_t id, int64_t pi
 	p = JO_LIT(p, ",\"tid\":");
 	p += jo_fmt_int(p, tid);
 	p = JO_LIT(p, ",\"ts\":");
-	p += jo_fmt_ts(p, out_trace_rel(t, ns), &t->j.ts);
+	p += jo_fmt_us3(p, out_trace_rel(t, ns));
 	p = JO_LIT(p, ",\"cat\":\"ac2g\",\"name\":\"ac2g\"");
 	if (ph[0] == 'f')
 		p = JO_LIT(p, ",\"bp\":\"e\"");

@@ -69,35 +69,6 @@ static void test_us(void)
 	}
 }
 
-/* Times through the cache read as jo_fmt_us3 writes them, whatever came
- * before: rising, falling back, across powers of ten, negative, small,
- * at the extremes; and the bytes past the NUL stay within 22. */
-static void test_ts(void)
-{
-	struct jo_ts_cache c;
-	memset(&c, 0, sizeof c);
-	char want[32], b[40];
-	int64_t vs[] = { 0, 1, 9999999, 10000000, 10000001, 123456789012, 123456790000,
-			 123456789999, 99999999999, 100000000000, 5, -1, -123456789012,
-			 INT64_MAX, INT64_MAX - 999, INT64_MIN, 10000000 };
-	for (size_t i = 0; i < sizeof vs / sizeof *vs; i++) {
-		memset(b, 'x', sizeof b);
-		size_t n = jo_fmt_ts(b, vs[i], &c);
-		CHECK(n == jo_fmt_us3(want, vs[i]));
-		CHECK_STR(b, want);
-		CHECK(b[22] == 'x' && b[23] == 'x');
-	}
-	uint64_t x = 88172645463325252ull;
-	int64_t t = 1000000000;
-	for (int i = 0; i < 200000; i++) {   /* mostly rising, now and then far off */
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		t += (int64_t)(x % 40000);
-		int64_t v = x % 64 == 0 ? (int64_t)(x >> 4) : x % 64 == 1 ? t / 7 : t;
-		size_t n = jo_fmt_ts(b, v, &c);
-		CHECK(n == jo_fmt_us3(want, v) && strcmp(b, want) == 0);
-	}
-}
-
 /* Integers against printf at every digit-count boundary and the extremes. */
 static void test_ints(void)
 {
@@ -593,7 +564,6 @@ int main(void)
 	test_background();
 	test_escape();
 	test_us();
-	test_ts();
 	test_ints();
 	test_layout();
 	test_tight();
