@@ -93,6 +93,23 @@ static void test_ints(void)
 	CHECK(n == 20 && memcmp(b, "-9223372036854775808", 20) == 0);
 	n = jo_fmt_int(b, 0);
 	CHECK(n == 1 && b[0] == '0');
+	/* every length, every digit (zeros inside): against printf */
+	uint64_t x = 88172645463325252ull;
+	int bad = 0;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t v = x >> (x % 64);
+		n = jo_fmt_uint(b, v);
+		snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+		bad += n != strlen(want) || memcmp(b, want, n) != 0;
+		int64_t sv = (int64_t)v;
+		n = jo_fmt_us3(b, sv);
+		snprintf(want, sizeof want, "%s%llu.%03llu", sv < 0 ? "-" : "",
+			 (unsigned long long)(sv < 0 ? 0 - v : v) / 1000,
+			 (unsigned long long)(sv < 0 ? 0 - v : v) % 1000);
+		bad += n != strlen(want) || strcmp(b, want) != 0;
+	}
+	CHECK(bad == 0);
 }
 
 static void test_layout(void)
