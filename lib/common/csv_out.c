@@ -197,40 +197,6 @@ void csv_str(struct csv *c, const char *s)
 	field(c, s, strlen(s));
 }
 
-/* What a name needs, looked at once: 0 and *h empty when it holds a quote
- * (doubled by the general way) or is too long for the row buffer. */
-static int name_learn(struct csv_name_hit *h, const char *s)
-{
-	size_t n = strlen(s), k = scan_csv_plain(s, n);
-	h->s = NULL;
-	if (n > 1024 || (k < n && memchr(s + k, '"', n - k)))
-		return 0;
-	*h = (struct csv_name_hit){ s, (uint32_t)n, k < n };
-	return 1;
-}
-
-void csv_name(struct csv *c, const char *s)
-{
-	if (!s) {
-		sep(c);
-		return;
-	}
-	uint64_t a = (uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ull;
-	struct csv_name_hit *h = &c->names[a >> (64 - CSV_NAMES_BITS)];
-	if (h->s != s && !name_learn(h, s)) {
-		csv_str(c, s);
-		return;
-	}
-	char *p = field_at(c, h->len + 2);
-	if (h->quoted)
-		*p++ = '"';
-	copy_short(p, s, h->len);
-	p += h->len;
-	if (h->quoted)
-		*p++ = '"';
-	field_end(c, p);
-}
-
 void csv_int(struct csv *c, int64_t v)
 {
 	char *p = field_at(c, 21);
@@ -255,12 +221,6 @@ void csv_ns_us(struct csv *c, int64_t ns)
 {
 	char *p = field_at(c, 23);
 	field_end(c, p + jo_fmt_us3(p, ns));
-}
-
-void csv_ts(struct csv *c, int64_t ns)
-{
-	char *p = field_at(c, 23);
-	field_end(c, p + jo_fmt_ts(p, ns, &c->ts));
 }
 
 void csv_end_row(struct csv *c)

@@ -15,15 +15,6 @@
 #include "common/fsutil.h"
 #include "common/json_out.h"
 
-/* A name csv_name has written: its length, and whether it goes in quotes. */
-#define CSV_NAMES_BITS 8
-#define CSV_NAMES (1 << CSV_NAMES_BITS)
-struct csv_name_hit {
-	const char *s;
-	uint32_t len;
-	uint32_t quoted;
-};
-
 struct csv {
 	FILE *f;
 	int col;          /* fields written on the current line */
@@ -34,8 +25,6 @@ struct csv {
 	size_t blen;      /* bytes waiting in out */
 	struct bgw *bg;   /* csv_background's writer, or NULL */
 	struct fs_behind behind;   /* f's flush-behind, while there is no bg */
-	struct jo_ts_cache ts;   /* for csv_ts */
-	struct csv_name_hit names[CSV_NAMES];   /* for csv_name, by address */
 	char buf[16384];
 };
 
@@ -56,11 +45,6 @@ void csv_header(struct csv *c, const char *header);
 
 void csv_str(struct csv *c, const char *s);       /* NULL: empty field */
 void csv_strn(struct csv *c, const char *s, size_t n);
-/* csv_str for a name that stays as it is, at its address, while the writer
- * lives (a stream's string, a literal): found again by the address, it is
- * copied without being looked at (a kernel's name, an op's shapes: most of
- * a row). */
-void csv_name(struct csv *c, const char *s);
 /* A string literal that needs no quotes, written as it is; one with commas
  * is that many fields at once ("N/A,N/A": two). */
 #define csv_lit(c, lit) csv_plain((c), "" lit "", sizeof(lit) - 1)
@@ -73,8 +57,6 @@ void csv_uint(struct csv *c, uint64_t v);
 void csv_fixed(struct csv *c, double v, int decimals);
 /* Nanoseconds as microseconds with exactly three decimals (integer math). */
 void csv_ns_us(struct csv *c, int64_t ns);
-/* The same for a time (one that mostly rises down the table): jo_fmt_ts. */
-void csv_ts(struct csv *c, int64_t ns);
 void csv_end_row(struct csv *c);
 
 /* Flushes; 0, or the first failure's -errno (a full disk: -ENOSPC). */

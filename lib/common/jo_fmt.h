@@ -15,28 +15,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The leading digits of the last time a writer formatted: a trace's or a
- * table's times mostly rise, so all but their last four whole digits are
- * seldom new (numbers were a tenth of a parse, times the longest of
- * them). Zeroed: empty. */
-struct jo_ts_cache {
-	uint64_t hi;   /* the microseconds / 10^4 in s; 0: none */
-	size_t len;
-	char s[16];
-};
-
-/* The text of the last ids a writer formatted, by value: pids and tids
- * come back line after line, a correlation in a launch, its task and the
- * flow between them (formatting them was 3% of a parse's instructions).
- * Zeroed: empty. */
-#define JO_ID_CACHE 64
-#define JO_ID_CACHED 10000000   /* ids below this fit a slot's 8 bytes */
-struct jo_id_cache {
-	int64_t v[JO_ID_CACHE];    /* the value + 1; 0: none */
-	uint8_t len[JO_ID_CACHE];
-	char s[JO_ID_CACHE][8];
-};
-
 /* "00" to "99": two digits at a time. */
 extern const char jo_pairs[201];
 
@@ -47,8 +25,6 @@ size_t jo_fmt_uint(char *buf, uint64_t v);
 
 /* What the inline formatters below leave to a call. */
 size_t jo_fmt_us3_long(char *buf, int64_t ns);
-size_t jo_fmt_uid_miss(char *buf, uint64_t v, struct jo_id_cache *c);
-size_t jo_fmt_ts_miss(char *buf, int64_t ns, struct jo_ts_cache *c);
 
 /* Formats ns as "us.nnn" (see jo_ns_us) into buf (>= 32 bytes), with a
  * NUL after it; returns its length. Below 10 ms, as most durations are,
@@ -79,41 +55,6 @@ static inline size_t jo_fmt_us3(char *b, int64_t ns)
 	memcpy(b + n + 2, jo_pairs + 2 * (frac % 100), 2);
 	b[n + 4] = '\0';
 	return n + 4;
-}
-
-/* jo_fmt_uint for an id, jo_fmt_int for a pid or tid, through the cache;
- * they write at most 21 bytes (8 when cached), no NUL. */
-static inline size_t jo_fmt_uid(char *buf, uint64_t v, struct jo_id_cache *c)
-{
-	unsigned k = (unsigned)v & (JO_ID_CACHE - 1);
-	if (v >= JO_ID_CACHED || c->v[k] != (int64_t)v + 1)
-		return jo_fmt_uid_miss(buf, v, c);
-	memcpy(buf, c->s[k], sizeof c->s[k]);
-	return c->len[k];
-}
-
-static inline size_t jo_fmt_id(char *buf, int64_t v, struct jo_id_cache *c)
-{
-	return v < 0 ? jo_fmt_int(buf, v) : jo_fmt_uid(buf, (uint64_t)v, c);
-}
-
-/* jo_fmt_us3 for a time (durations rarely share leading digits: they
- * belong to jo_fmt_us3); writes at most 22 bytes and a NUL into buf. */
-static inline size_t jo_fmt_ts(char *buf, int64_t ns, struct jo_ts_cache *c)
-{
-	uint64_t q = (uint64_t)ns / 1000, hi = q / 10000;
-	if (ns < 0 || hi != c->hi || !hi)
-		return jo_fmt_ts_miss(buf, ns, c);
-	unsigned frac = (unsigned)((uint64_t)ns - q * 1000), lo = (unsigned)(q - hi * 10000);
-	memcpy(buf, c->s, sizeof c->s);
-	char *p = buf + c->len;
-	memcpy(p, jo_pairs + 2 * (lo / 100), 2);
-	memcpy(p + 2, jo_pairs + 2 * (lo % 100), 2);
-	p[4] = '.';
-	p[5] = (char)('0' + frac / 100);
-	memcpy(p + 6, jo_pairs + 2 * (frac % 100), 2);
-	p[8] = '\0';
-	return c->len + 8;
 }
 
 #endif

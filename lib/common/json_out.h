@@ -42,8 +42,6 @@ struct jo {
 	unsigned char count[JO_MAX_DEPTH]; /* items so far at each depth (saturates) */
 	unsigned char after_key;
 	unsigned char tight;     /* jo_tight: no spaces inside a line */
-	struct jo_ts_cache ts;   /* for the events' "ts" */
-	struct jo_id_cache ids;  /* for the events' "pid", "tid" and ids */
 };
 
 void jo_init_file(struct jo *j, FILE *f, int line_depth);

@@ -26,7 +26,7 @@ int out_dev_usage_open(struct out_dev_usage *u, const char *dir, uint64_t base_m
 void out_dev_usage_row(struct out_dev_usage *u, uint64_t ns, const struct raw_dev_sample *s)
 {
 	struct csv *c = &u->c;
-	csv_ts(c, (int64_t)(ns - u->base));
+	csv_ns_us(c, (int64_t)(ns - u->base));
 	csv_uint(c, s->device);
 	csv_str(c, out_vendor_name(s->vendor));
 	csv_uint(c, s->util_pct);

@@ -24,7 +24,7 @@ void out_host_row(struct out_host *h, uint64_t ns, uint64_t interval_ns,
 		  const struct raw_host_sample *s)
 {
 	struct csv *c = &h->c;
-	csv_ts(c, (int64_t)(ns - h->base));
+	csv_ns_us(c, (int64_t)(ns - h->base));
 	csv_fixed(c, s->proc_cpu_user_pct, 2);
 	csv_fixed(c, s->proc_cpu_sys_pct, 2);
 	csv_fixed(c, (double)s->proc_rss_bytes / OUT_MB, 3);

@@ -33,17 +33,17 @@ static void row_text(const struct out_kernel *k, struct csv *c, const struct out
 	csv_lit(c, NA);
 	csv_uint(c, r->correlation);
 	csv_uint(c, r->stream);
-	csv_name(c, r->name);
-	csv_name(c, r->type);
+	csv_str(c, r->name);
+	csv_str(c, r->type);
 	csv_lit(c, NA);
-	csv_name(c, r->core);
-	csv_ts(c, (int64_t)(r->start_ns - k->base));
+	csv_str(c, r->core);
+	csv_ns_us(c, (int64_t)(r->start_ns - k->base));
 	csv_ns_us(c, (int64_t)(r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0));
 	csv_ns_us(c, (int64_t)r->wait_ns);
 	csv_uint(c, r->blocks);
 	csv_lit(c, NA "," NA);
-	csv_name(c, r->shapes ? r->shapes : NA);
-	csv_name(c, r->types ? r->types : NA);
+	csv_str(c, r->shapes ? r->shapes : NA);
+	csv_str(c, r->types ? r->types : NA);
 	csv_lit(c, NA "," NA "," NA "," NA);
 	csv_end_row(c);
 }

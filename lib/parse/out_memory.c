@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "parse/out_dev_usage.h"
 #include "parse/out_host.h"
 
@@ -34,13 +35,16 @@ int out_memory_open(struct out_memory *m, const char *dir, uint64_t base_mono_ns
 
 static struct out_mem_total *total_of(struct out_memory *m, uint32_t vendor, uint32_t device)
 {
-	for (size_t i = 0; i < m->ntotals; i++)
-		if (m->totals[i].vendor == vendor && m->totals[i].device == device)
-			return &m->totals[i];
-	struct out_mem_total *v = realloc(m->totals, (m->ntotals + 1) * sizeof *v);
+	uint64_t key = (uint64_t)vendor << 32 | device;
+	size_t at = parse_idmap_pos(&m->total_at, key);
+	if (at)
+		return &m->totals[at - 1];
+	struct out_mem_total *v = grow_room(m->totals, m->ntotals, &m->captotals, sizeof *v);
 	if (!v)
 		return NULL;
 	m->totals = v;
+	if (parse_idmap_put_pos(&m->total_at, key, m->ntotals) != 0)
+		return NULL;
 	v[m->ntotals] = (struct out_mem_total){ vendor, device, 0 };
 	return &v[m->ntotals++];
 }
@@ -60,7 +64,7 @@ static void record_row(struct out_memory *m, const struct out_mem_event *e, uint
 	char dt[48];
 	device_type(dt, sizeof dt, e);
 	csv_str(&m->rc, out_vendor_name(e->vendor));
-	csv_ts(&m->rc, (int64_t)(e->ns - m->base));
+	csv_ns_us(&m->rc, (int64_t)(e->ns - m->base));
 	for (int i = 0; i < 3; i++)
 		mb(&m->rc, total);
 	csv_uint(&m->rc, e->stream);
@@ -77,9 +81,9 @@ static void op_row(struct out_memory *m, const struct out_mem_live *a,
 	device_type(dt, sizeof dt, &a->ev);
 	csv_str(c, a->ev.op);
 	csv_fixed(c, (double)a->ev.bytes / 1024.0, 3);
-	csv_ts(c, (int64_t)(a->ev.ns - m->base));
+	csv_ns_us(c, (int64_t)(a->ev.ns - m->base));
 	for (int i = 0; i < 2; i++)
-		fr ? csv_ts(c, (int64_t)(fr->ns - m->base)) : csv_str(c, "");
+		fr ? csv_ns_us(c, (int64_t)(fr->ns - m->base)) : csv_str(c, "");
 	for (int i = 0; i < 2; i++)
 		fr ? csv_ns_us(c, (int64_t)(fr->ns - a->ev.ns)) : csv_str(c, "");
 	for (int i = 0; i < 3; i++)
@@ -194,6 +198,8 @@ static void free_live(struct out_memory *m)
 	m->nlive = 0;
 	free(m->totals);
 	m->totals = NULL;
+	m->ntotals = m->captotals = 0;
+	parse_idmap_free(&m->total_at);
 }
 
 int out_memory_close(struct out_memory *m)

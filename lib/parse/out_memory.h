@@ -53,7 +53,8 @@ struct out_memory {
 	struct parse_idmap live;        /* address -> chain of struct out_mem_live */
 	size_t nlive;
 	struct out_mem_total *totals;
-	size_t ntotals;
+	size_t ntotals, captotals;
+	struct parse_idmap total_at;    /* vendor << 32 | device -> position in totals */
 };
 
 int out_memory_open(struct out_memory *m, const char *dir, uint64_t base_mono_ns);

@@ -11,13 +11,8 @@ void out_namestat_init(struct out_namestat *st)
 
 static uint64_t hash(int32_t group, const char *tag, const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)(uint32_t)group;
-	for (const char *p = tag; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-	h = (h ^ 0xff) * 0x100000001b3ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
+	uint64_t h = parse_idmap_hash_text(PARSE_IDMAP_TEXT0 ^ (uint32_t)group, tag);
+	return parse_idmap_hash_text(parse_idmap_hash_text(h, "\xff"), s);   /* 0xff between: no UTF-8 byte */
 }
 
 static struct out_namestat_entry *entry_new(struct out_namestat *st, int32_t group,
@@ -165,12 +160,11 @@ void out_namestat_sort(struct out_namestat *st)
 		qsort(st->v, st->n, sizeof *st->v, entry_cmp);
 }
 
-uint64_t out_namestat_group_total(const struct out_namestat *st, int32_t group)
+uint64_t out_namestat_group_total(const struct out_namestat *st, size_t i)
 {
 	uint64_t t = 0;
-	for (size_t i = 0; i < st->n; i++)
-		if (st->v[i]->group == group)
-			t += st->v[i]->total_ns;
+	for (size_t k = i; k < st->n && st->v[k]->group == st->v[i]->group; k++)
+		t += st->v[k]->total_ns;
 	return t;
 }
 

@@ -52,8 +52,10 @@ int out_namestat_merge(struct out_namestat *dst, const struct out_namestat *src)
 void out_namestat_zero(struct out_namestat *st);
 /* Sorts the entries by group, then total descending, then tag and name. */
 void out_namestat_sort(struct out_namestat *st);
-/* The total of a group. */
-uint64_t out_namestat_group_total(const struct out_namestat *st, int32_t group);
+/* The total of the group of entry i, once sorted, from i on (the group's
+ * first: all of it); a scan of every entry per group was quadratic in
+ * the devices of a damaged stream. */
+uint64_t out_namestat_group_total(const struct out_namestat *st, size_t i);
 /* Population variance of an entry's durations, µs². */
 double out_namestat_variance(const struct out_namestat_entry *e);
 void out_namestat_free(struct out_namestat *st);

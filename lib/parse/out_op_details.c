@@ -24,9 +24,9 @@ static void render(struct csv *c, const void *row, const void *ctx)
 {
 	const struct out_op *op = row;
 	(void)ctx;
-	csv_name(c, op->name);
-	csv_name(c, op->shapes);
-	csv_name(c, op->stack);
+	csv_str(c, op->name);
+	csv_str(c, op->shapes);
+	csv_str(c, op->stack);
 	csv_ns_us(c, (int64_t)op->self_ns);
 	csv_ns_us(c, (int64_t)(op->end_ns - op->start_ns));
 	csv_ns_us(c, (int64_t)op->dev_self_ns);

@@ -47,7 +47,7 @@ int out_op_stat_write(struct out_op_stat *st, const char *dir)
 	for (size_t i = 0; i < st->st.n; i++) {
 		const struct out_namestat_entry *e = st->st.v[i];
 		if (i == 0 || e->group != st->st.v[i - 1]->group)
-			all = out_namestat_group_total(&st->st, e->group);
+			all = out_namestat_group_total(&st->st, i);
 		write_row(&c, e, all);
 	}
 	return out_file_commit(&o, csv_finish(&c));

@@ -20,26 +20,25 @@ void out_trace_dev_props(struct jo *j, const struct out_dev_info *d, size_t n)
 }
 
 /* "External id" and a comma, when the task's op is known. */
-static char *ext_at(struct jo *j, char *p, const struct out_dev_link *l)
+static char *ext_at(char *p, const struct out_dev_link *l)
 {
 	if (!l->ext_id)
 		return p;
 	p = JO_LIT(p, "\"External id\":");
-	p += jo_fmt_uid(p, l->ext_id, &j->ids);
+	p += jo_fmt_uint(p, l->ext_id);
 	*p++ = ',';
 	return p;
 }
 
 /* A task's first args: "External id", "device", "stream", "correlation". */
-static char *link_at(struct jo *j, char *p, uint32_t device, uint32_t stream,
-		     const struct out_dev_link *l)
+static char *link_at(char *p, uint32_t device, uint32_t stream, const struct out_dev_link *l)
 {
-	p = JO_LIT(ext_at(j, p, l), "\"device\":");
+	p = JO_LIT(ext_at(p, l), "\"device\":");
 	p += jo_fmt_uint(p, device);
 	p = JO_LIT(p, ",\"stream\":");
 	p += jo_fmt_uint(p, stream);
 	p = JO_LIT(p, ",\"correlation\":");
-	return p + jo_fmt_uid(p, l->correlation, &j->ids);
+	return p + jo_fmt_uint(p, l->correlation);
 }
 
 static char *dim3_at(char *p, const uint32_t v[3])
@@ -58,7 +57,7 @@ void out_trace_activity(struct out_trace *t, const struct raw_dev_activity *a, c
 {
 	uint64_t end = a->end > start_ns ? a->end : start_ns;
 	char *p = out_trace_x_at(t, cat, name, a->device, tid, start_ns, end);
-	p = link_at(&t->j, JO_LIT(p, ",\"args\":{"), a->device, a->stream, l);
+	p = link_at(JO_LIT(p, ",\"args\":{"), a->device, a->stream, l);
 	if (a->kind == RAW_DEV_MEMCPY || a->kind == RAW_DEV_MEMSET) {
 		p = JO_LIT(p, ",\"bytes\":");
 		p += jo_fmt_uint(p, a->bytes);
@@ -101,7 +100,7 @@ void out_trace_collective(struct out_trace *t, const struct raw_dev_collective *
 {
 	struct jo *j = &t->j;
 	char *p = out_trace_x_at(t, "kernel", name, c->device, c->stream, start_ns, c->end);
-	p = link_at(&t->j, JO_LIT(p, ",\"args\":{"), c->device, c->stream, l);
+	p = link_at(JO_LIT(p, ",\"args\":{"), c->device, c->stream, l);
 	p = JO_LIT(p, ",\"bytes\":");
 	p += jo_fmt_uint(p, c->bytes);
 	p = JO_LIT(p, ",\"Collective name\":");
@@ -124,10 +123,10 @@ void out_trace_api(struct out_trace *t, int64_t pid, int64_t tid, const char *ca
 		   const struct out_dev_link *l)
 {
 	char *p = JO_LIT(out_trace_x_at(t, cat, name, pid, tid, start_ns, end_ns), ",\"args\":{");
-	p = JO_LIT(ext_at(&t->j, p, l), "\"cbid\":");
+	p = JO_LIT(ext_at(p, l), "\"cbid\":");
 	p += jo_fmt_uint(p, cbid);
 	p = JO_LIT(p, ",\"correlation\":");
-	p += jo_fmt_uid(p, l->correlation, &t->j.ids);
+	p += jo_fmt_uint(p, l->correlation);
 	out_trace_line_end(t, JO_LIT(p, "}}"));
 }
 
@@ -138,13 +137,13 @@ void out_trace_flow(struct out_trace *t, const char *ph, uint64_t id, int64_t pi
 {
 	char *p = jo_item_at(&t->j);
 	p = ph[0] == 'f' ? JO_LIT(p, "{\"ph\":\"f\",\"id\":") : JO_LIT(p, "{\"ph\":\"s\",\"id\":");
-	p += jo_fmt_uid(p, id, &t->j.ids);
+	p += jo_fmt_uint(p, id);
 	p = JO_LIT(p, ",\"pid\":");
-	p += jo_fmt_id(p, pid, &t->j.ids);
+	p += jo_fmt_int(p, pid);
 	p = JO_LIT(p, ",\"tid\":");
-	p += jo_fmt_id(p, tid, &t->j.ids);
+	p += jo_fmt_int(p, tid);
 	p = JO_LIT(p, ",\"ts\":");
-	p += jo_fmt_ts(p, out_trace_rel(t, ns), &t->j.ts);
+	p += jo_fmt_us3(p, out_trace_rel(t, ns));
 	p = JO_LIT(p, ",\"cat\":\"ac2g\",\"name\":\"ac2g\"");
 	if (ph[0] == 'f')
 		p = JO_LIT(p, ",\"bp\":\"e\"");

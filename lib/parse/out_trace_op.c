@@ -70,7 +70,7 @@ void out_trace_op(struct out_trace *t, struct parse_idmap *seen, const struct ou
 	char *p = out_trace_x_at(t, op->user ? "user_annotation" : "cpu_op", op->name, op->pid,
 				 op->tid, op->start_ns, op->end_ns);
 	p = JO_LIT(p, ",\"args\":{\"External id\":");
-	p += jo_fmt_uid(p, op->id, &t->j.ids);
+	p += jo_fmt_uint(p, op->id);
 	p = json_arg_at(j, p, seen, ARG("Input Dims"), op->shapes);
 	p = json_arg_at(j, p, seen, ARG("Input type"), op->types);
 	if (op->stack) {

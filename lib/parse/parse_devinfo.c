@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 static char *dup_str(const struct raw_cursor *c, uint32_t id)
 {
 	const char *s = id ? raw_cursor_str(c, id, NULL) : NULL;
@@ -14,13 +16,15 @@ static int add(struct parse_devinfo *d, const struct raw_cursor *c, const struct
 {
 	struct raw_dev_info in;
 	memcpy(&in, r->payload, sizeof in);
-	for (size_t i = 0; i < d->n; i++)
-		if (d->v[i].device == in.device && d->v[i].vendor == in.vendor)
-			return 0;
-	struct out_dev_info *v = realloc(d->v, (d->n + 1) * sizeof *v);
+	uint64_t key = (uint64_t)in.vendor << 32 | in.device;
+	if (parse_idmap_pos(&d->at, key))
+		return 0;
+	struct out_dev_info *v = grow_room(d->v, d->n, &d->cap, sizeof *v);
 	if (!v)
 		return -ENOMEM;
 	d->v = v;
+	if (parse_idmap_put_pos(&d->at, key, d->n) != 0)
+		return -ENOMEM;
 	v[d->n++] = (struct out_dev_info){ .device = in.device, .vendor = in.vendor,
 		.name = dup_str(c, in.name_id), .uuid = dup_str(c, in.uuid_id),
 		.total_mem = in.total_mem_bytes, .major = in.compute_major,
@@ -78,6 +82,7 @@ int parse_devinfo_scan(struct parse_stream *streams, size_t n, struct parse_devi
 		if (rc)
 			return rc;
 	}
+	parse_idmap_free(&out->at);   /* the positions no longer hold */
 	if (out->n)
 		qsort(out->v, out->n, sizeof *out->v, cmp);
 	return 0;
@@ -90,5 +95,6 @@ void parse_devinfo_free(struct parse_devinfo *d)
 		free(d->v[i].uuid);
 	}
 	free(d->v);
+	parse_idmap_free(&d->at);
 	memset(d, 0, sizeof *d);
 }

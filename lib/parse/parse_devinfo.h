@@ -11,11 +11,13 @@
 
 #include <stddef.h>
 #include "parse/out_trace_dev.h"
+#include "parse/parse_idmap.h"
 #include "parse/parse_stream.h"
 
 struct parse_devinfo {
 	struct out_dev_info *v;   /* by device index, then family */
-	size_t n;
+	size_t n, cap;
+	struct parse_idmap at;    /* vendor << 32 | device -> position in v, until sorted */
 };
 
 /* 0 or -ENOMEM. */

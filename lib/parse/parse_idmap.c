@@ -5,21 +5,11 @@
 
 #define IDMAP_LONG_PROBE 32
 
-static size_t hash(const struct parse_idmap *m, uint64_t k)
-{
-	if (!m->mixed)
-		return (size_t)k;
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return (size_t)k;
-}
-
 /* Where the key is, or the empty slot where it would go; *probes: how
  * many slots were passed. */
 static size_t place(const struct parse_idmap *m, uint64_t key, size_t *probes)
 {
-	size_t i = hash(m, key) & (m->cap - 1), k = 0;
+	size_t i = parse_idmap_home(m, key), k = 0;
 	while (m->slot[i].val && m->slot[i].key != key) {
 		i = (i + 1) & (m->cap - 1);
 		k++;
@@ -31,7 +21,7 @@ static size_t place(const struct parse_idmap *m, uint64_t key, size_t *probes)
 /* Where the key is, or SIZE_MAX. */
 static size_t lookup(const struct parse_idmap *m, uint64_t key)
 {
-	size_t mask = m->cap - 1, i = hash(m, key) & mask;
+	size_t mask = m->cap - 1, i = parse_idmap_home(m, key);
 	for (size_t k = 0; k <= m->longest && m->slot[i].val; k++, i = (i + 1) & mask)
 		if (m->slot[i].key == key)
 			return i;
@@ -76,7 +66,7 @@ void *parse_idmap_put(struct parse_idmap *m, uint64_t key, void *val)
 	return prev;
 }
 
-void *parse_idmap_get(const struct parse_idmap *m, uint64_t key)
+void *parse_idmap_get_far(const struct parse_idmap *m, uint64_t key)
 {
 	size_t i = m->cap ? lookup(m, key) : SIZE_MAX;
 	return i == SIZE_MAX ? NULL : m->slot[i].val;
@@ -92,7 +82,7 @@ void *parse_idmap_del(struct parse_idmap *m, uint64_t key)
 	void *val = m->slot[i].val;
 	/* Shift later members of the probe run back over the hole. */
 	for (size_t j = (i + 1) & mask; m->slot[j].val; j = (j + 1) & mask) {
-		size_t home = hash(m, m->slot[j].key) & mask;
+		size_t home = parse_idmap_home(m, m->slot[j].key);
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			m->slot[i] = m->slot[j];
 			i = j;
@@ -116,4 +106,11 @@ void parse_idmap_free(struct parse_idmap *m)
 	m->slot = NULL;
 	m->cap = m->n = m->longest = 0;
 	m->mixed = 0;
+}
+
+uint64_t parse_idmap_hash_text(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
 }

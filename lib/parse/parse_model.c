@@ -35,10 +35,7 @@ static struct model_proc *proc_of(struct parse_model *m, const struct parse_stre
 
 struct model_thread *model_thread_find(struct model_proc *p, int32_t tid)
 {
-	for (size_t i = 0; i < p->nthreads; i++)
-		if (p->threads[i]->tid == tid)
-			return p->threads[i];
-	return NULL;
+	return parse_idmap_get(&p->thread_of, (uint32_t)tid);
 }
 
 struct model_thread *model_thread_of(struct model_proc *p, int32_t tid)
@@ -55,8 +52,10 @@ struct model_thread *model_thread_of(struct model_proc *p, int32_t tid)
 		p->capthreads = cap;
 	}
 	struct model_thread *t = calloc(1, sizeof *t);
-	if (!t)
+	if (!t || parse_idmap_put(&p->thread_of, (uint32_t)tid, t) == t) {
+		free(t);
 		return NULL;
+	}
 	t->tid = tid;
 	p->threads[p->nthreads++] = t;
 	return t;
@@ -271,6 +270,7 @@ void model_free(struct parse_model *m)
 			free(p->threads[j]);
 		}
 		free(p->threads);
+		parse_idmap_free(&p->thread_of);
 		model_dev_free(p);
 		model_stepsel_free(p);
 		parse_idmap_each(&p->async, model_free_val, NULL);
@@ -282,6 +282,7 @@ void model_free(struct parse_model *m)
 	free(m->step_procs);
 	free(m->dev_rows);
 	free(m->tracks);
+	parse_idmap_free(&m->track_at);
 	model_devnodes_free(m);
 	parse_idmap_free(&m->op_json);
 	memset(m, 0, sizeof *m);

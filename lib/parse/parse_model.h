@@ -145,12 +145,14 @@ struct model_pdev {
 struct model_pstream {
 	uint32_t vendor, device, stream;
 	uint64_t last_end;
+	size_t next;                   /* of the same hash: parse_idmap.h */
 };
 
 /* Collectives counted per group, for their keys. */
 struct model_pgroup {
 	const char *group;
 	uint64_t n;
+	size_t next;                   /* of the same hash */
 };
 
 struct model_thread {
@@ -189,16 +191,22 @@ struct model_proc {
 	struct parse_idmap async;      /* id -> struct model_async */
 	struct model_thread **threads;
 	size_t nthreads, capthreads;
+	struct parse_idmap thread_of;  /* tid -> struct model_thread */
 	struct parse_idmap corr;       /* correlation -> its number k + 1 */
 	struct model_corr *corr_ring;  /* number k at k & (corr_cap - 1), by value */
 	uint64_t corr_first;           /* the number of the oldest, forgotten first */
 	size_t corr_n, corr_cap;       /* cap: 0 or a power of two */
+	/* Found by key, not by a scan: damaged records can name a new device,
+	 * stream or group each. */
 	struct model_pdev *devs;
-	size_t ndevs;
+	size_t ndevs, capdevs;
+	struct parse_idmap dev_at;     /* vendor << 32 | device -> position in devs */
 	struct model_pstream *streams;
-	size_t nstreams;
+	size_t nstreams, capstreams;
+	struct parse_idmap stream_at;  /* its hash -> position of the first in streams */
 	struct model_pgroup *groups;
-	size_t ngroups;
+	size_t ngroups, capgroups;
+	struct parse_idmap group_at;   /* its text's hash -> position of the first */
 	struct out_op_stat sel_ops;    /* --step-list: this step's sums, until */
 	struct out_api_stat sel_apis;  /* its number says whether they count */
 };
@@ -208,6 +216,7 @@ struct model_proc {
 struct model_track {
 	uint32_t device, vendor;
 	int64_t tid;
+	size_t next;                   /* of the same hash */
 };
 
 /* A device row of step_trace_time.csv, for step `step` (index into steps). */
@@ -258,6 +267,7 @@ struct parse_model {
 	struct model_devnode *node_free;              /* written ones, for reuse */
 	struct model_track *tracks;
 	size_t ntracks, captracks;
+	struct parse_idmap track_at;   /* its hash -> position of the first in tracks */
 	int32_t host_pids[8];
 	size_t nhost;
 	struct model_counts n;

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "common/grow.h"
 #include "parse/out_trace_dev.h"
 
 /* A task as the outputs other than the trace see it. */
@@ -17,34 +18,48 @@ struct model_task {
 
 static struct model_pdev *pdev_of(struct model_proc *p, uint32_t vendor, uint32_t device)
 {
-	for (size_t i = 0; i < p->ndevs; i++)
-		if (p->devs[i].vendor == vendor && p->devs[i].device == device)
-			return &p->devs[i];
-	struct model_pdev *v = realloc(p->devs, (p->ndevs + 1) * sizeof *v);
+	uint64_t key = (uint64_t)vendor << 32 | device;
+	size_t at = parse_idmap_pos(&p->dev_at, key);
+	if (at)
+		return &p->devs[at - 1];
+	struct model_pdev *v = grow_room(p->devs, p->ndevs, &p->capdevs, sizeof *v);
 	if (!v)
 		return NULL;
 	p->devs = v;
+	if (parse_idmap_put_pos(&p->dev_at, key, p->ndevs) != 0)
+		return NULL;
 	v[p->ndevs] = (struct model_pdev){ .vendor = vendor, .device = device };
 	out_step_acc_reset(&v[p->ndevs].acc);
 	return &v[p->ndevs++];
 }
 
+/* The task's stream, begun at the task's start when new. */
+static struct model_pstream *pstream_of(struct model_proc *p, const struct model_task *k)
+{
+	uint64_t h = parse_idmap_hash2((uint64_t)k->vendor << 32 | k->device, k->stream);
+	size_t first = parse_idmap_pos(&p->stream_at, h);
+	for (size_t i = first; i; i = p->streams[i - 1].next) {
+		struct model_pstream *st = &p->streams[i - 1];
+		if (st->vendor == k->vendor && st->device == k->device && st->stream == k->stream)
+			return st;
+	}
+	struct model_pstream *v = grow_room(p->streams, p->nstreams, &p->capstreams, sizeof *v);
+	if (!v)
+		return NULL;
+	p->streams = v;
+	if (parse_idmap_put_pos(&p->stream_at, h, p->nstreams) != 0)
+		return NULL;
+	v[p->nstreams] = (struct model_pstream){ k->vendor, k->device, k->stream, k->start_ns,
+						 first };
+	return &v[p->nstreams++];
+}
+
 /* Time since the stream's previous task ended (0 for its first). */
 static uint64_t wait_of(struct model_proc *p, const struct model_task *k)
 {
-	struct model_pstream *st = NULL;
-	for (size_t i = 0; i < p->nstreams && !st; i++)
-		if (p->streams[i].vendor == k->vendor && p->streams[i].device == k->device &&
-		    p->streams[i].stream == k->stream)
-			st = &p->streams[i];
-	if (!st) {
-		struct model_pstream *v = realloc(p->streams, (p->nstreams + 1) * sizeof *v);
-		if (!v)
-			return 0;
-		p->streams = v;
-		v[p->nstreams] = (struct model_pstream){ k->vendor, k->device, k->stream, k->start_ns };
-		st = &v[p->nstreams++];
-	}
+	struct model_pstream *st = pstream_of(p, k);
+	if (!st)
+		return 0;
 	uint64_t wait = k->start_ns > st->last_end ? k->start_ns - st->last_end : 0;
 	if (k->end_ns > st->last_end)
 		st->last_end = k->end_ns;
@@ -168,14 +183,18 @@ void model_step_comm(struct model_proc *p, uint32_t vendor, uint32_t device, uin
 
 uint64_t model_group_seq(struct model_proc *p, const char *group)
 {
-	for (size_t i = 0; i < p->ngroups; i++)
-		if (strcmp(p->groups[i].group, group) == 0)
-			return ++p->groups[i].n;
-	struct model_pgroup *v = realloc(p->groups, (p->ngroups + 1) * sizeof *v);
+	uint64_t h = parse_idmap_hash_text(PARSE_IDMAP_TEXT0, group);
+	size_t first = parse_idmap_pos(&p->group_at, h);
+	for (size_t i = first; i; i = p->groups[i - 1].next)
+		if (strcmp(p->groups[i - 1].group, group) == 0)
+			return ++p->groups[i - 1].n;
+	struct model_pgroup *v = grow_room(p->groups, p->ngroups, &p->capgroups, sizeof *v);
 	if (!v)
 		return 0;
 	p->groups = v;
-	v[p->ngroups++] = (struct model_pgroup){ group, 1 };
+	if (parse_idmap_put_pos(&p->group_at, h, p->ngroups) != 0)
+		return 0;
+	v[p->ngroups++] = (struct model_pgroup){ group, 1, first };
 	return 1;
 }
 
@@ -217,4 +236,7 @@ void model_dev_free(struct model_proc *p)
 	free(p->devs);
 	free(p->streams);
 	free(p->groups);
+	parse_idmap_free(&p->dev_at);
+	parse_idmap_free(&p->stream_at);
+	parse_idmap_free(&p->group_at);
 }

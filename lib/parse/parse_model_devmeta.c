@@ -9,9 +9,11 @@
 
 void model_dev_track(struct parse_model *m, uint32_t device, uint32_t vendor, int64_t tid)
 {
-	for (size_t i = m->ntracks; i-- > 0;)   /* the latest first: the usual hit */
-		if (m->tracks[i].device == device && m->tracks[i].vendor == vendor &&
-		    m->tracks[i].tid == tid)
+	uint64_t h = parse_idmap_hash2((uint64_t)vendor << 32 | device, (uint64_t)tid);
+	size_t first = parse_idmap_pos(&m->track_at, h);
+	for (size_t i = first; i; i = m->tracks[i - 1].next)
+		if (m->tracks[i - 1].device == device && m->tracks[i - 1].vendor == vendor &&
+		    m->tracks[i - 1].tid == tid)
 			return;
 	if (m->ntracks == m->captracks) {
 		size_t cap = m->captracks ? m->captracks * 2 : 16;
@@ -21,7 +23,8 @@ void model_dev_track(struct parse_model *m, uint32_t device, uint32_t vendor, in
 		m->tracks = v;
 		m->captracks = cap;
 	}
-	m->tracks[m->ntracks++] = (struct model_track){ device, vendor, tid };
+	if (parse_idmap_put_pos(&m->track_at, h, m->ntracks) == 0)
+		m->tracks[m->ntracks++] = (struct model_track){ device, vendor, tid, first };
 }
 
 static int track_cmp(const void *pa, const void *pb)
@@ -69,8 +72,10 @@ static void device_meta(struct parse_model *m, const struct model_track *v, size
 	}
 }
 
+/* The tracks are sorted here, at the end: their chains no longer hold. */
 void model_dev_meta(struct parse_model *m)
 {
+	parse_idmap_free(&m->track_at);
 	if (m->ntracks)
 		qsort(m->tracks, m->ntracks, sizeof *m->tracks, track_cmp);
 	for (size_t i = 0, end; i < m->ntracks; i = end) {

@@ -229,11 +229,7 @@ void raw_cursor_init(struct raw_cursor *c, struct raw_file *f, int quiet)
 
 void raw_cursor_free(struct raw_cursor *c)
 {
-	free(c->str);
-	free(c->str_len);
-	c->str = NULL;
-	c->str_len = NULL;
-	c->str_cap = 0;
+	parse_idmap_free(&c->str);
 }
 
 static void damage(struct raw_cursor *c, uint64_t chunk, uint64_t off,
@@ -352,28 +348,8 @@ static int str_define(struct raw_cursor *c, const struct raw_rec *r)
 		return -1;
 	if (!c->track_strings)
 		return 0;
-	/* Ids count up from 1 per stream, so a valid one is below the number
-	 * of string records the file could hold. */
-	if ((uint64_t)s.id > c->f->size / 24 + 1)
-		return -1;
-	if (s.id >= c->str_cap) {
-		uint32_t cap = c->str_cap ? c->str_cap : 64;
-		while (cap <= s.id)
-			cap *= 2;
-		const char **ns = realloc(c->str, cap * sizeof *ns);
-		if (ns)
-			c->str = ns;
-		uint32_t *nl = realloc(c->str_len, cap * sizeof *nl);
-		if (nl)
-			c->str_len = nl;
-		if (!ns || !nl)
-			return -1;
-		memset(c->str + c->str_cap, 0, (cap - c->str_cap) * sizeof *ns);
-		c->str_cap = cap;
-	}
-	c->str[s.id] = text;
-	c->str_len[s.id] = s.len;
-	return 0;
+	void *def = (void *)(uintptr_t)r->payload;
+	return parse_idmap_put(&c->str, s.id, def) == def ? -1 : 0;
 }
 
 const char *raw_cursor_name(const struct raw_cursor *c, uint32_t id)
@@ -389,11 +365,12 @@ const char *raw_cursor_str(const struct raw_cursor *c, uint32_t id, uint32_t *le
 			*len = 0;
 		return "";
 	}
-	if (id >= c->str_cap || !c->str[id])
+	const unsigned char *def = parse_idmap_get(&c->str, id);
+	if (!def)
 		return NULL;
 	if (len)
-		*len = c->str_len[id];
-	return c->str[id];
+		memcpy(len, def + offsetof(struct raw_string, len), sizeof *len);
+	return (const char *)def + sizeof(struct raw_string);
 }
 
 /* The first id of the list that is not defined, 0 if all are. */

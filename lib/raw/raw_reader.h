@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "parse/parse_idmap.h"
 #include "raw/raw_format.h"
 
 /* Totals over every stream under a run's raw/ directory: for
@@ -117,10 +118,10 @@ struct raw_cursor {
 	int quiet;                 /* neither names nor counts damage */
 	int ended;                 /* the end was reached (and checked) */
 	struct raw_chunk_header ch;
-	/* strings defined so far: pointers into the mapping, by id */
-	const char **str;
-	uint32_t *str_len;
-	uint32_t str_cap;
+	/* strings defined so far: id -> its struct raw_string in the mapping;
+	 * memory follows the definitions seen, whatever their ids (a damaged
+	 * id costs what any definition costs) */
+	struct parse_idmap str;
 	int track_strings;
 };
 

@@ -82,6 +82,21 @@ static void raw_seeds(const char *dir)
 	cut_to_committed(rg_path(dir, "dev.raw"));
 }
 
+/* fuzz_parse's own (raw's seeds are its too): framework operators, nested,
+ * on a thread and on a torch thread (a backward op). */
+static void parse_seeds(const char *dir)
+{
+	struct raw_writer w;
+	if (rg_open(&w, dir, "fw.raw", 100, 0, RAW_STREAM_FRAMEWORK, RAW_CLOCK_MONOTONIC, "fw"))
+		exit(1);
+	rg_op(&w, 10, 90, 101, "aten::linear", "[[8, 4]]", "[\"float\"]", "train.py:3", 1, 0);
+	rg_op(&w, 20, 50, 101, "aten::addmm", "[[8, 4], [4, 2]]", NULL, NULL, 2, 0);
+	rg_op(&w, 20, 30, 101, "aten::t", NULL, NULL, NULL, -1, 0);
+	rg_op(&w, 60, 80, -3, "aten::mm", NULL, NULL, NULL, 1, 101);
+	raw_writer_close(&w);
+	cut_to_committed(rg_path(dir, "fw.raw"));
+}
+
 static void archive_seeds(const char *tmp, const char *dir)
 {
 	char *run = rg_path(tmp, "run");
@@ -127,12 +142,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	char *raw = rg_path(argv[1], "raw"), *cfg = rg_path(argv[1], "config"),
-	     *arc = rg_path(argv[1], "archive"), *tmp = rg_path(argv[1], "tmp");
+	     *arc = rg_path(argv[1], "archive"), *tmp = rg_path(argv[1], "tmp"),
+	     *parse = rg_path(argv[1], "parse");
 	fs_mkdir_p(raw);
 	fs_mkdir_p(cfg);
 	fs_mkdir_p(arc);
 	fs_mkdir_p(tmp);
+	fs_mkdir_p(parse);
 	raw_seeds(raw);
+	parse_seeds(parse);
 	config_seeds(cfg);
 	archive_seeds(tmp, arc);
 	rg_rmrf(tmp);

@@ -1,18 +1,19 @@
 #!/bin/sh
 # Runs each libFuzzer harness for SECONDS over a copy of its seed corpus
-# (test/fixtures/fuzz/<name>/); fails on any crash, leak or timeout, whose
-# input is left in BUILD_DIR/test/fuzz/artifacts/<name>/.
-#   test/fuzz/run.sh BUILD_DIR SECONDS [NAME...]   (names: raw config archive csv)
+# (test/fixtures/fuzz/<name>/; fuzz_parse's streams are raw's seeds and
+# its own); fails on any crash, leak or timeout, whose input is left in
+# BUILD_DIR/test/fuzz/artifacts/<name>/.
+#   test/fuzz/run.sh BUILD_DIR SECONDS [NAME...]   (names: raw config archive csv parse)
 set -u
 if [ $# -lt 2 ]; then
-	echo "usage: $0 BUILD_DIR SECONDS [raw|config|archive|csv ...]" >&2
+	echo "usage: $0 BUILD_DIR SECONDS [raw|config|archive|csv|parse ...]" >&2
 	exit 2
 fi
 build=$(cd "$1" && pwd) || exit 2
 secs=$2
 shift 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
-names=${*:-raw config archive csv}
+names=${*:-raw config archive csv parse}
 status=0
 for n in $names; do
 	bin=$build/test/fuzz/fuzz_$n
@@ -24,6 +25,7 @@ for n in $names; do
 	art=$build/test/fuzz/artifacts/$n
 	mkdir -p "$corpus" "$art"
 	cp "$src/test/fixtures/fuzz/$n/"* "$corpus/"
+	[ "$n" = parse ] && cp "$src/test/fixtures/fuzz/raw/"* "$corpus/"
 	echo "== fuzz_$n: ${secs}s"
 	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
 		-print_final_stats=1 -artifact_prefix="$art/" "$corpus" \

@@ -21,6 +21,11 @@
 #define LLVMFuzzerTestOneInput fuzz_csv_one
 #include "fuzz/fuzz_csv.c"
 #undef LLVMFuzzerTestOneInput
+#undef LLVMFuzzerInitialize
+#define LLVMFuzzerTestOneInput fuzz_parse_one
+#define LLVMFuzzerInitialize fuzz_parse_init
+#include "fuzz/fuzz_parse.c"
+#undef LLVMFuzzerTestOneInput
 
 #include "common/fsutil.h"
 #include "unit.h"
@@ -75,5 +80,8 @@ int main(void)
 	fuzz_archive_init(NULL, NULL);
 	CHECK(replay("archive", fuzz_archive_one) >= 3);
 	CHECK(replay("csv", fuzz_csv_one) >= 4);
+	fuzz_parse_init(NULL, NULL);
+	CHECK(replay("raw", fuzz_parse_one) >= 4);   /* its seeds, as run.sh gives them */
+	CHECK(replay("parse", fuzz_parse_one) >= 1);
 	return unit_done();
 }

@@ -314,6 +314,108 @@ static void test_string_with_inner_nul(void)
 	free(p);
 }
 
+/* Anonymous memory the process holds, in KiB (pages never written, as
+ * the zero page maps them, are not in it). */
+static long rss_anon_kib(void)
+{
+	char *t = rg_read("/proc/self/status");
+	const char *k = t ? strstr(t, "RssAnon:") : NULL;
+	long v = k ? strtol(k + 8, NULL, 10) : -1;
+	free(t);
+	return v;
+}
+
+#define FAR_HEAD (RAW_HEADER_SIZE + 4096)   /* the bytes of far_string's stream that matter */
+
+/* `size` bytes of memory (never written but for the first page: no more
+ * is taken) holding a stream of RAW_CHUNK_MAX chunks with the string
+ * `id` -> "far", a mark naming it and one naming id + 1 (never defined);
+ * chunk slots after the first never begun, as the writer leaves them. */
+static unsigned char *far_string(uint32_t id, size_t size)
+{
+	struct raw_writer w;
+	struct raw_writer_opts o = { .clock = RAW_CLOCK_MONOTONIC, .kind = RAW_STREAM_THREAD,
+				     .chunk_size = RAW_CHUNK_MAX, .pid = 1, .tid = 1, .ppid = 1,
+				     .comm = "t" };
+	CHECK(rg_open_opts(&w, dir, "far.raw", &o) == 0);
+	char buf[sizeof(struct raw_string) + 8] = { 0 };
+	struct raw_string s = { id, 3 };
+	memcpy(buf, &s, sizeof s);
+	memcpy(buf + sizeof s, "far", 4);
+	raw_writer_emit(&w, RAW_REC_STRING, 1, buf, sizeof s + 4);
+	struct raw_mark m = { id, 0 }, lost = { id + 1, 0 };
+	raw_writer_emit(&w, RAW_REC_MARK, 2, &m, sizeof m);
+	raw_writer_emit(&w, RAW_REC_MARK, 3, &lost, sizeof lost);
+	raw_writer_close(&w);
+	char *p = rg_path(dir, "far.raw");
+	FILE *f = fopen(p, "rb");
+	unsigned char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	CHECK(f && mem != MAP_FAILED);
+	if (mem != MAP_FAILED && (!f || fread(mem, 1, FAR_HEAD, f) != FAR_HEAD)) {
+		munmap(mem, size);
+		mem = MAP_FAILED;
+	}
+	if (f)
+		fclose(f);
+	remove(p);
+	free(p);
+	return mem == MAP_FAILED ? NULL : mem;
+}
+
+/* Reads far_string's stream: the string is there by its id, the mark
+ * naming id + 1 is said, and the table took no memory for the ids below. */
+static void read_far(uint32_t id, size_t size)
+{
+	unsigned char *mem = far_string(id, size);
+	struct raw_file f;
+	char *log = NULL;
+	size_t len = 0;
+	FILE *lf = open_memstream(&log, &len);
+	CHECK(mem && raw_file_open_mem(&f, "far.raw", mem, size, lf, NULL, 0) == 0);
+	if (!mem) {
+		fclose(lf);
+		free(log);
+		return;
+	}
+	struct raw_cursor c;
+	struct raw_rec r;
+	enum raw_next n;
+	uint64_t marks = 0;
+	long before = rss_anon_kib();
+	raw_cursor_init(&c, &f, 0);
+	while ((n = raw_cursor_next(&c, &r)) != RAW_NEXT_END)
+		marks += n == RAW_NEXT_RECORD && r.type == RAW_REC_MARK;
+	long grew = rss_anon_kib() - before;
+	uint32_t slen = 0;
+	CHECK(before > 0 && grew < 16 * 1024);
+	CHECK_STR(raw_cursor_str(&c, id, &slen), "far");
+	CHECK(slen == 3 && raw_cursor_str(&c, id + 1, NULL) == NULL);
+	CHECK(marks == 2 && f.st.bad_records == 0 && f.st.unnamed_records == 1);
+	raw_cursor_free(&c);
+	raw_file_close(&f);
+	munmap(mem, size);
+	fclose(lf);
+	char want[64];
+	snprintf(want, sizeof want, "names string %u, never defined", id + 1);
+	CHECK_CONTAINS(log, want);
+	free(log);
+}
+
+/* A damaged string id: ids count up from 1, so one far above the
+ * definitions seen is damage, and must cost no more than any other
+ * definition. (Bounded by the file's size alone, such an id once took
+ * memory in proportion to the file: half a GiB for this 1 GiB one; and
+ * one of 2^31 or more doubled the table's size past 2^32, forever.) */
+static void test_far_string_ids(void)
+{
+	size_t gib = (size_t)1 << 30;
+	unit_deadline(60);
+	read_far((uint32_t)(gib / 24 - 100), gib);
+	read_far((1u << 31) + 5, 52 * gib);   /* 24 bytes an id up to 2^31 + 5 */
+	unit_deadline(0);
+}
+
 /* A quiet cursor sees the same records and says nothing. */
 static void test_quiet(void)
 {
@@ -532,6 +634,7 @@ int main(void)
 	test_bad_header();
 	test_record_content();
 	test_string_with_inner_nul();
+	test_far_string_ids();
 	test_device_records();
 	test_late_bound();
 	test_intern_bound();

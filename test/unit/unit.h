@@ -3,6 +3,7 @@
 #ifndef PROF_TEST_UNIT_H
 #define PROF_TEST_UNIT_H
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,23 @@ static inline size_t unit_resident(const void *p, size_t len)
 		in += v[i] & 1;
 	free(v);
 	return in;
+}
+
+static inline void unit_deadline_hit(int sig)
+{
+	(void)sig;
+	static const char msg[] = "the test did not end by its deadline (unit_deadline)\n";
+	ssize_t rc = write(2, msg, sizeof msg - 1);
+	(void)rc;
+	_exit(1);
+}
+
+/* The test fails unless it reaches unit_deadline(0) within `s` seconds:
+ * for work that bad input once made quadratic, or endless. */
+static inline void unit_deadline(unsigned s)
+{
+	signal(SIGALRM, unit_deadline_hit);
+	alarm(s);
 }
 
 static inline int unit_done(void)
