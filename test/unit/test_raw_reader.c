@@ -352,7 +352,8 @@ static unsigned char *far_string(uint32_t id, size_t size)
 	unsigned char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	CHECK(f && mem != MAP_FAILED);
-	if (mem != MAP_FAILED && (!f || fread(mem, 1, FAR_HEAD, f) != FAR_HEAD)) {
+	/* the closed file ends at its last record (the writer cuts it) */
+	if (mem != MAP_FAILED && (!f || fread(mem, 1, FAR_HEAD, f) < RAW_HEADER_SIZE + 64)) {
 		munmap(mem, size);
 		mem = MAP_FAILED;
 	}
