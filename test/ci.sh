@@ -6,16 +6,20 @@
 #          each for PROF_FUZZ_SECONDS (default 60); fails on any crash,
 #          hang, leak or sanitizer report (test/fuzz/run.sh)
 #   asan   the whole ctest suite built with -DPROF_SANITIZE=ON (build-asan/)
-#   test/ci.sh [quick|fuzz|asan ...]    (no stage: all three)
+#   tsan   the agent's concurrency tests (exit, fork, signal handlers,
+#          threads, kill matrix, stress) built with -DPROF_SANITIZE_THREAD=ON
+#          (build-tsan/); fails on any ThreadSanitizer report
+#   test/ci.sh [quick|fuzz|asan|tsan ...]    (no stage: all four)
 set -eu
 cd "$(dirname "$0")/.."
-stages=${*:-quick fuzz asan}
+stages=${*:-quick fuzz asan tsan}
+tsan_tests='e2e\.test_(agent_exit|agent_reentry|agent_footprint|agent_tx|kill_matrix|stress)$'
 secs=${PROF_FUZZ_SECONDS:-60}
 for s in $stages; do
 	case $s in
-	quick | fuzz | asan) ;;
+	quick | fuzz | asan | tsan) ;;
 	*)
-		echo "usage: $0 [quick|fuzz|asan ...]" >&2
+		echo "usage: $0 [quick|fuzz|asan|tsan ...]" >&2
 		exit 2
 		;;
 	esac
@@ -46,6 +50,12 @@ for s in $stages; do
 		cmake --build build-asan -j2
 		UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
 			ctest --test-dir build-asan --output-on-failure -j2
+		;;
+	tsan)
+		stage "tsan: build-tsan/ (ThreadSanitizer) + the agent's concurrency tests"
+		cmake -S . -B build-tsan -DPROF_SANITIZE_THREAD=ON
+		cmake --build build-tsan -j2
+		ctest --test-dir build-tsan --output-on-failure -j2 -R "$tsan_tests"
 		;;
 	esac
 done
