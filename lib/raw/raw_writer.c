@@ -88,16 +88,42 @@ static int reserve_disk(int fd, off_t off, off_t len)
 	return write_zeros(fd, off, len);
 }
 
-/* Maps chunk `index` (growing the file) and makes it current. */
+static int budget_grant(struct raw_writer *w, uint32_t bytes);
+static int no_chunk(struct raw_writer *w, int rc);
+
+/* Bytes [from, to) of chunk `index`: granted by the budget, then given
+ * their disk blocks. 0, or why not: RAW_BROKEN_BUDGET, RAW_BROKEN_DISK. */
+static int take_room(struct raw_writer *w, uint64_t index, uint32_t from, uint32_t to)
+{
+	if (!budget_grant(w, to - from))
+		return RAW_BROKEN_BUDGET;
+	if (no_chunk(w, reserve_disk(w->fd, chunk_offset(w, index) + from, to - from)))
+		return RAW_BROKEN_DISK;
+	return 0;
+}
+
+/* A chunk's blocks are taken in steps, the first RAW_GROW_FIRST bytes
+ * and then doubling, so that a stream of a few records costs a few
+ * kilobytes of disk and of --storage-limit, not a whole chunk. */
+static uint32_t grow_to(const struct raw_writer *w, uint32_t have, uint32_t need)
+{
+	uint32_t to = have ? have : RAW_GROW_FIRST;
+	while (to < need && to < w->chunk_size)
+		to *= 2;
+	return to < w->chunk_size ? to : w->chunk_size;
+}
+
+/* Maps chunk `index` (growing the file by its first step) and makes it
+ * current. 0, or RAW_BROKEN_*. */
 static int begin_chunk(struct raw_writer *w, uint64_t index)
 {
-	off_t off = chunk_offset(w, index);
-	int rc = reserve_disk(w->fd, off, w->chunk_size);
-	if (rc)
-		return rc;
-	void *p = map_no_fork(w->chunk_size, MAP_SHARED, w->fd, off);
+	uint32_t first = grow_to(w, 0, 0);
+	int why = take_room(w, index, 0, first);
+	if (why)
+		return why;
+	void *p = map_no_fork(w->chunk_size, MAP_SHARED, w->fd, chunk_offset(w, index));
 	if (p == MAP_FAILED)
-		return -errno;
+		return RAW_BROKEN_DISK;
 	if (w->chunk)
 		munmap(w->chunk, w->chunk_size);
 	struct raw_chunk_header *c = p;
@@ -110,9 +136,25 @@ static int begin_chunk(struct raw_writer *w, uint64_t index)
 	w->lost_pending = 0;
 	w->chunk = c;
 	w->pos = (char *)(c + 1);
-	w->end = (char *)p + w->chunk_size;
+	w->end = (char *)p + first;   /* the fast path stays within the blocks taken */
 	__atomic_store_n(&w->hdr->chunks, index + 1, __ATOMIC_RELAXED);
 	return 0;
+}
+
+/* Room for `size` more bytes in the current chunk, taking its next
+ * steps: 0, or RAW_BROKEN_*; -1 when the chunk cannot hold them. */
+static int grow_chunk(struct raw_writer *w, uint32_t size)
+{
+	char *base = (char *)w->chunk;
+	uint32_t have = (uint32_t)(w->end - base);
+	uint64_t need = (uint64_t)(w->pos - base) + size;
+	if (need > w->chunk_size)
+		return -1;
+	uint32_t to = grow_to(w, have, (uint32_t)need);
+	int why = take_room(w, w->chunk->index, have, to);
+	if (!why)
+		w->end = base + to;
+	return why;
 }
 
 /* True when begin_chunk failed (`rc`); a full filesystem is said in the
@@ -150,16 +192,15 @@ static void fill_header(struct raw_writer *w, const struct raw_writer_opts *o)
 	__atomic_store_n((uint64_t *)(void *)h->magic, magic, __ATOMIC_RELEASE);
 }
 
-/* Whether the budget grants one more chunk. The fetch_add is not undone
- * on refusal: a total past the limit is how the launcher learns that the
- * limit was reached. */
-static int budget_grant(struct raw_writer *w)
+/* Whether the budget grants `bytes` more of chunks. The fetch_add is not
+ * undone on refusal: a total past the limit is how the launcher learns
+ * that the limit was reached. */
+static int budget_grant(struct raw_writer *w, uint32_t bytes)
 {
 	if (!w->budget_used || !w->budget_limit)
 		return 1;
-	uint64_t was = __atomic_fetch_add(w->budget_used, (uint64_t)w->chunk_size,
-					  __ATOMIC_RELAXED);
-	return was + w->chunk_size <= w->budget_limit;
+	uint64_t was = __atomic_fetch_add(w->budget_used, (uint64_t)bytes, __ATOMIC_RELAXED);
+	return was + bytes <= w->budget_limit;
 }
 
 int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
@@ -193,13 +234,13 @@ int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
 	}
 	if (!rc) {
 		fill_header(w, o);
-		int granted = budget_grant(w);
-		if (!granted || no_chunk(w, begin_chunk(w, 0))) {
+		int why = begin_chunk(w, 0);
+		if (why) {
 			/* The budget is spent, or the disk is full: a header
 			 * without chunks, whose lost_total counts every record
 			 * offered. pos == end sends each reserve to the slow path. */
 			static char no_room;
-			w->broken = granted ? 1 : 2;
+			w->broken = why;
 			w->pos = w->end = &no_room;
 		}
 	}
@@ -210,20 +251,20 @@ int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
 	return rc;
 }
 
-/* The slow path; `count`: a drop is counted as lost. */
+/* The slow path: the current chunk's next step, else the next chunk.
+ * Refused (the run's storage limit, no disk or address space), the
+ * stream stops there and counts what it drops; committed data stays.
+ * `count`: a drop is counted as lost. */
 static void *reserve_slow(struct raw_writer *w, uint32_t size, int count)
 {
 	if (w->broken || !w->chunk ||
 	    size > w->chunk_size - sizeof(struct raw_chunk_header))
 		goto drop;
-	if (!budget_grant(w)) {
-		/* The run's storage limit: stop here, committed data stays. */
-		w->broken = 2;
-		goto drop;
-	}
-	if (no_chunk(w, begin_chunk(w, (uint64_t)w->chunk->index + 1))) {
-		/* Out of disk or address space: stop trying, count what we drop. */
-		w->broken = 1;
+	int why = grow_chunk(w, size);
+	if (why < 0)
+		why = begin_chunk(w, (uint64_t)w->chunk->index + 1);
+	if (why) {
+		w->broken = why;
 		goto drop;
 	}
 	return w->pos;

@@ -32,6 +32,12 @@ struct raw_intern_cache {
 	uint32_t id;
 };
 
+/* A chunk's first step of disk blocks (raw_writer.c: grow_to). */
+#define RAW_GROW_FIRST (64u << 10)
+
+/* Why a stream stopped (raw_writer.broken). */
+enum { RAW_BROKEN_DISK = 1, RAW_BROKEN_BUDGET = 2 };
+
 struct raw_writer {
 	int fd;
 	uint32_t clock;
@@ -71,14 +77,16 @@ struct raw_writer_opts {
 	int32_t pid, tid, ppid;
 	uint64_t tsc_hz;
 	const char *comm;
-	/* Optional budget (the run's --storage-limit): every chunk begun adds
-	 * chunk_size to *budget_used with an atomic fetch_add (writers in other
-	 * processes may share the counter through a shared mapping). A chunk
-	 * that would take the total past budget_limit is refused: the stream
-	 * stops recording (it is then "broken") and every later record is
-	 * counted as lost. Chunk 0 is asked for too: a stream opened once the
-	 * budget is spent is a header without chunks (its lost_total counts
-	 * what it was offered), so the chunk bytes never exceed the budget.
+	/* Optional budget (the run's --storage-limit): every step of chunk
+	 * bytes taken (RAW_GROW_FIRST, then doubling up to chunk_size) adds
+	 * its bytes to *budget_used with an atomic fetch_add (writers in
+	 * other processes may share the counter through a shared mapping). A
+	 * step that would take the total past budget_limit is refused: the
+	 * stream stops recording (it is then "broken") and every later record
+	 * is counted as lost. Chunk 0's first step is asked for too: a stream
+	 * opened once the budget is spent is a header without chunks (its
+	 * lost_total counts what it was offered), so the chunk bytes never
+	 * exceed the budget.
 	 * Stopping, not dropping the oldest chunks, keeps the crash-safety
 	 * rule that committed data is never rewritten. NULL (the launcher's
 	 * own writers): no budget. */
@@ -165,7 +173,7 @@ int raw_writer_emit_aux(struct raw_writer *w, uint16_t type, uint64_t ts,
 /* Whether the stream stopped recording because its budget was spent. */
 static inline int raw_writer_over_budget(const struct raw_writer *w)
 {
-	return w->broken == 2;
+	return w->broken == RAW_BROKEN_BUDGET;
 }
 
 /* The id of string `s` in this stream, writing its definition the first

@@ -49,6 +49,31 @@ class Footprint(ProfTestCase):
             self.assertLess(os.path.getsize(p), 64 << 10, p)
         self.assertEqual(len(events(r.trace(), ph="X", name="ProfilerStep#3")), 1)
 
+    def test_killed_stream_holds_its_first_step_only(self):
+        # no close, no cut: the chunk's blocks were taken 64 KB at a time
+        script = ("import ctypes, os, signal\n"
+                  "tx = ctypes.CDLL(None)\n"
+                  "for i in range(100): tx.prof_mark(b'before the kill')\n"
+                  "os.kill(os.getpid(), signal.SIGKILL)\n")
+        r = self.prof_run([PYTHON, "-c", script], "--sampling-interval", "0")
+        streams = glob.glob(r.path("raw", "*", "t*.raw"))
+        self.assertEqual(len(streams), 1, r.stderr)
+        self.assertLessEqual(os.path.getsize(streams[0]), 4096 + (64 << 10))
+        marks = [e for e in events(r.trace(), ph="i") if e["name"] == "before the kill"]
+        self.assertEqual(len(marks), 100)
+
+    def test_storage_limit_counts_what_is_taken(self):
+        # 10 processes that mark once fit in 1 MB: each takes 64 KB of it,
+        # not a whole 1 MB chunk (only the first fitted before)
+        r = self.prof_run(["sh", "-c", "for i in 0 1 2 3 4 5 6 7 8 9; do %s 1 1; done"
+                           % workload("tx_steps")], "--sampling-interval", "0",
+                          "--storage-limit", "1")
+        self.assertEqual(r.rc, 0, r.stderr)
+        end = r.json("profiler_info.json")["end_info"]
+        self.assertEqual(end["lost"], 0, r.stderr)
+        self.assertIs(end["storage_limit_reached"], False)
+        self.assertEqual(len(process_dirs(r)), 10)
+
     def test_many_short_threads_keep_memory_flat(self):
         n = 5000
         r = self.prof_run([workload("tx_many_threads"), str(n)], "--sampling-interval", "0",
