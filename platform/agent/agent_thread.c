@@ -93,8 +93,8 @@ static void on_thread_exit(void *arg)
 		return;   /* cannot be: destructors run outside prof's calls */
 	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == AGENT_T_OPEN)
 		name_record(&t->w, t->tid, agent_ticks());
-	stream_close(t);
-	say_uninterned(t);
+	if (stream_close(t))
+		say_uninterned(t);   /* else the finisher closed it, and said it */
 	/* The process's finisher may be writing the mark: it is quick. */
 	while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == AGENT_T_CLOSING)
 		sched_yield();
