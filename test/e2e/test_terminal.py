@@ -147,8 +147,14 @@ class JobControl(TermCase):
         # The program reads the terminal from the background: the terminal
         # stops its process group, prof included, as one job.
         self.wait_job_stopped(t, prof)
-        t.send("jobs\n")
-        self.need(t, r"\[1\]\+\s+Stopped")
+        # bash learns of the stop from its SIGCHLD, a moment later: ask
+        # until it tells
+        for _ in range(30):
+            t.send("jobs\n")
+            if t.expect(r"\[1\]\+\s+Stopped", 1):
+                break
+        else:
+            self.fail("bash never saw the job stopped:\n" + t.text())
         t.send("fg\n")
         self.need(t, re.escape(PROF) + " run")   # bash names the job it resumes
         t.send("hello\n")
