@@ -33,5 +33,8 @@
 #define PROF_RAW_DIR            "raw"
 #define PROF_LOG_DIR            "logs"
 #define PROF_LAUNCHER_STREAMS   "launcher"
+/* <run>/raw.removed: written by --data-simplification when it removes raw/
+ * (its first line: when), so a later parse says why raw/ is gone. */
+#define PROF_RAW_REMOVED        "raw.removed"
 
 #endif

@@ -13,6 +13,7 @@
 #include "common/agent_env.h"
 #include "common/fsutil.h"
 #include "export/export.h"
+#include "parse/out_file.h"
 #include "parse/parse_devinfo.h"
 #include "parse/parse_discover.h"
 #include "parse/parse_info.h"
@@ -104,6 +105,26 @@ static int is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Why there is no raw/: --data-simplification's note says when it
+ * removed it; else this is no run directory. */
+static void say_no_raw(const char *dir, FILE *log)
+{
+	char *note = fs_join(dir, PROF_RAW_REMOVED);
+	char *text = NULL;
+	size_t len = 0;
+	if (note && fs_read_file(note, &text, &len) == 0) {
+		fprintf(log, "prof parse: %s: %s/ was removed by --data-simplification after the "
+			"parse of %.*s; PROFILER_OUTPUT/ holds that parse's outputs and there is "
+			"nothing left to parse again\n", dir, PROF_RAW_DIR,
+			(int)strcspn(text, "\n"), text);
+	} else {
+		fprintf(log, "prof parse: %s: no %s/ directory: not a prof run directory\n", dir,
+			PROF_RAW_DIR);
+	}
+	free(text);
+	free(note);
+}
+
 static enum parse_status find_streams(struct run *u)
 {
 	FILE *log = u->o->log;
@@ -116,8 +137,7 @@ static enum parse_status find_streams(struct run *u)
 	if (rc == 0 && u->rank >= 0)
 		rc = parse_srcs_keep_rank(&u->srcs, u->rank);
 	if (rc == -ENOENT)
-		fprintf(log, "prof parse: %s: no %s/ directory: not a prof run directory\n",
-			u->dir, PROF_RAW_DIR);
+		say_no_raw(u->dir, log);
 	else if (rc)
 		fprintf(log, "prof parse: %s: %s\n", raw, strerror(-rc));
 	else if (u->srcs.n == 0)
@@ -582,6 +602,21 @@ static int post_process(struct run *u)
 	return rc;
 }
 
+/* RUN_DIR/PROF_RAW_REMOVED: when raw/ went, so that a parse to come can
+ * say why it is not there. */
+static void note_removed(const char *dir, FILE *log)
+{
+	char when[64], text[96];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %z", localtime_r(&now, &tm));
+	int n = snprintf(text, sizeof text, "%s\n", when);
+	int rc = out_file_write(dir, PROF_RAW_REMOVED, text, (size_t)n);
+	if (rc)
+		fprintf(log, "prof parse: data simplification: could not write %s/%s: %s\n", dir,
+			PROF_RAW_REMOVED, strerror(-rc));
+}
+
 /* --data-simplification: raw/ goes only after a parse that read it all. */
 static void simplify(struct run *u)
 {
@@ -593,6 +628,8 @@ static void simplify(struct run *u)
 	else
 		fprintf(u->o->log, "prof parse: data simplification: removed %s\n", raw);
 	u->r->raw_removed = rc == 0;
+	if (rc == 0)
+		note_removed(u->dir, u->o->log);
 	free(raw);
 }
 

@@ -128,6 +128,12 @@ class ParseOptionsTest(ProfTestCase):
         self.assertIn("removed", p.stderr)
         self.assertFalse(os.path.exists(run.path("raw")))
         self.assertTrue(os.path.exists(run.output("parse.done")))
+        # parsed again: it says why raw/ is gone, not "not a run directory"
+        p = self.parse(run)
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertIn("raw/ was removed by --data-simplification after the parse of ", p.stderr)
+        self.assertNotIn("not a prof run directory", p.stderr)
+        self.assertTrue(os.path.exists(run.output("parse.done")))   # that parse's outputs stay
 
     def test_bad_values(self):
         run = self.record()
