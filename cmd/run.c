@@ -323,7 +323,7 @@ fail:
 static int run_start_dynamic(struct run_ctx *r)
 {
 	char err[512];
-	if (dyn_start(&r->dyn, r->dynamic_dir, &r->cfg, info_rank(), err, sizeof err)) {
+	if (dyn_start(&r->dyn, r->dynamic_dir, &r->cfg, err, sizeof err)) {
 		fprintf(stderr, "prof: %s\n", err);
 		return -1;
 	}

@@ -14,6 +14,9 @@
 #define RAW_CONTROL_MAGIC   0x4c525443u /* "CTRL" */
 #define RAW_CONTROL_VERSION 1u
 #define RAW_CONTROL_FILE    "control"
+/* rank_list holds ranks 0 to RAW_DYN_RANKS - 1. */
+#define RAW_DYN_RANK_WORDS  128u
+#define RAW_DYN_RANKS       (RAW_DYN_RANK_WORDS * 64u)
 
 struct raw_control {
 	uint32_t magic;
@@ -40,7 +43,11 @@ struct raw_control {
 	 * so an agent reading dyn_* between two equal even values read one
 	 * whole request (a seqlock). */
 	uint32_t dyn_seq;
-	uint32_t pad;
+	/* The request's is_rank and rank_list, read by each agent against
+	 * its own process's rank (one run may hold every rank of a job):
+	 * bit r of dyn_ranks is rank r. */
+	uint32_t dyn_is_rank;
+	uint64_t dyn_ranks[RAW_DYN_RANK_WORDS];
 };
 
 #endif

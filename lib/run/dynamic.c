@@ -84,10 +84,9 @@ static int dyn_open_log(struct dyn_watch *w, const char *path)
 }
 
 int dyn_start(struct dyn_watch *w, const char *dir, const struct prof_config *cfg,
-	      long rank, char *err, size_t errlen)
+	      char *err, size_t errlen)
 {
 	memset(w, 0, sizeof *w);
-	w->rank = rank;
 	int rc = fs_mkdir_p(dir);
 	w->dir = strdup(dir);
 	w->path = fs_join(dir, DYN_CONFIG_FILE);
@@ -171,16 +170,21 @@ static int dyn_activities(const cJSON *a, uint32_t *flags, char *why, size_t len
 	return 0;
 }
 
-static int dyn_rank_listed(const cJSON *list, long rank)
+/* rank_list into out->ranks. */
+static int dyn_ranks(const cJSON *list, struct dyn_request *out, char *why, size_t len)
 {
 	const cJSON *e;
-	cJSON_ArrayForEach(e, list)
-		if (cJSON_IsNumber(e) && (long)e->valuedouble == rank)
-			return 1;
+	cJSON_ArrayForEach(e, list) {
+		double r = cJSON_IsNumber(e) ? e->valuedouble : -1;
+		if (r < 0 || r >= RAW_DYN_RANKS || r != (double)(uint32_t)r)
+			return dyn_fail(why, len, "key \"rank_list\": each rank is a whole number "
+					"from 0 to %u", RAW_DYN_RANKS - 1);
+		out->ranks[(uint32_t)r / 64] |= 1ull << ((uint32_t)r % 64);
+	}
 	return 0;
 }
 
-static int dyn_fill(const cJSON *root, long rank, struct dyn_request *out, char *why, size_t len)
+static int dyn_fill(const cJSON *root, struct dyn_request *out, char *why, size_t len)
 {
 	const cJSON *v;
 	cJSON_ArrayForEach(v, root)
@@ -202,12 +206,13 @@ static int dyn_fill(const cJSON *root, long rank, struct dyn_request *out, char 
 		return dyn_fail(why, len, "key \"active\": must be at least 1");
 	v = cJSON_GetObjectItemCaseSensitive(root, "start_step");
 	out->start_step = v ? (uint32_t)v->valuedouble : 0;
-	out->for_this_rank = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "is_rank")) ||
-		(rank >= 0 && dyn_rank_listed(cJSON_GetObjectItemCaseSensitive(root, "rank_list"), rank));
-	return 0;
+	/* Each agent judges its own rank: one run may hold every rank. */
+	out->is_rank = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "is_rank"));
+	v = cJSON_GetObjectItemCaseSensitive(root, "rank_list");
+	return v ? dyn_ranks(v, out, why, len) : 0;
 }
 
-int dyn_parse(const char *text, long rank, struct dyn_request *out, char *why, size_t len)
+int dyn_parse(const char *text, struct dyn_request *out, char *why, size_t len)
 {
 	memset(out, 0, sizeof *out);
 	cJSON *root = cJSON_Parse(text);
@@ -216,7 +221,7 @@ int dyn_parse(const char *text, long rank, struct dyn_request *out, char *why, s
 		return dyn_fail(why, len, "invalid JSON near byte %ld",
 				at && at >= text ? (long)(at - text) : 0L);
 	}
-	int rc = cJSON_IsObject(root) ? dyn_fill(root, rank, out, why, len)
+	int rc = cJSON_IsObject(root) ? dyn_fill(root, out, why, len)
 				       : dyn_fail(why, len, "expected a JSON object");
 	cJSON_Delete(root);
 	return rc;
@@ -239,13 +244,17 @@ static void dyn_publish(struct dyn_watch *w, struct raw_control *ctl, const stru
 	__atomic_store_n(&ctl->dyn_active, q->active, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->dyn_flags, q->flags, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->dyn_start_step, q->start_step, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->dyn_is_rank, (uint32_t)q->is_rank, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < RAW_DYN_RANK_WORDS; i++)
+		__atomic_store_n(&ctl->dyn_ranks[i], q->ranks[i], __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->dyn_generation, ++w->activations, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->dyn_seq, seq + 2, __ATOMIC_RELEASE);
 	char from[32] = "the next step";
 	if (q->start_step)
 		snprintf(from, sizeof from, "step %u", q->start_step);
-	dyn_log(w, "activation %u: recording %u step%s from %s%s%s%s", w->activations,
+	dyn_log(w, "activation %u: recording %u step%s from %s%s%s%s%s", w->activations,
 		q->active, q->active == 1 ? "" : "s", from,
+		q->is_rank ? " in the ranks of rank_list" : "",
 		q->flags & PROF_FW_OPS ? ", operators" : "",
 		q->flags & PROF_FW_SHAPES ? ", shapes" : "",
 		q->flags & PROF_FW_STACK ? ", stacks" : "");
@@ -264,14 +273,10 @@ int dyn_poll(struct dyn_watch *w, struct raw_control *ctl)
 	}
 	struct dyn_request q;
 	char why[256];
-	int ok = dyn_parse(text, w->rank, &q, why, sizeof why) == 0;
+	int ok = dyn_parse(text, &q, why, sizeof why) == 0;
 	free(text);
 	if (!ok) {
 		dyn_log(w, "edit ignored: %s: %s", w->path, why);
-		return 0;
-	}
-	if (!q.for_this_rank) {
-		dyn_log(w, "edit ignored: rank %ld is not in rank_list", w->rank);
 		return 0;
 	}
 	if (ctl)

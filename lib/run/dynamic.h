@@ -27,7 +27,6 @@ struct dyn_watch {
 	struct timespec mtime;
 	off_t size;
 	uint32_t activations;
-	long rank;                 /* this job's rank, -1 if none: for rank_list */
 };
 
 /* What an accepted edit asks for. */
@@ -35,13 +34,14 @@ struct dyn_request {
 	uint32_t active;           /* steps */
 	uint32_t start_step;       /* 0: the next step */
 	uint32_t flags;            /* PROF_FW_* */
-	int for_this_rank;         /* 0 when is_rank excludes this rank */
+	int is_rank;               /* only the ranks in `ranks` record */
+	uint64_t ranks[RAW_DYN_RANK_WORDS];  /* rank_list, bit r for rank r */
 };
 
 /* Creates DIR (0750) and writes the template from `cfg`, opens the log.
  * 0, or -1 with `err` naming the path. */
 int dyn_start(struct dyn_watch *w, const char *dir, const struct prof_config *cfg,
-	      long rank, char *err, size_t errlen);
+	      char *err, size_t errlen);
 
 /* Checks the file; when it changed, validates it and, if it is good,
  * publishes it on `ctl`. Returns 1 for a published activation, 0 for no
@@ -49,7 +49,7 @@ int dyn_start(struct dyn_watch *w, const char *dir, const struct prof_config *cf
 int dyn_poll(struct dyn_watch *w, struct raw_control *ctl);
 
 /* Parses and checks one edit. 0, or -1 with the reason in `why`. */
-int dyn_parse(const char *text, long rank, struct dyn_request *out, char *why, size_t len);
+int dyn_parse(const char *text, struct dyn_request *out, char *why, size_t len);
 
 void dyn_stop(struct dyn_watch *w);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/agent_env.h"
+#include "common/rank.h"
 #include "raw/raw_control.h"
 
 enum phase { PH_NONE, PH_WARMUP, PH_RECORD };
@@ -116,7 +117,9 @@ static void dynamic_poll(uint64_t n)
 	struct raw_control *c = (struct raw_control *)agent.ctl;
 	if (!c)
 		return;
-	uint32_t seq, gen, start, active, flags;
+	uint32_t seq, gen, start, active, flags, is_rank;
+	int rank = prof_env_rank();
+	uint64_t word = 0;
 	for (int tries = 0;; tries++) {
 		/* acquire loads: the second load of dyn_seq comes after them */
 		seq = __atomic_load_n(&c->dyn_seq, __ATOMIC_ACQUIRE);
@@ -124,6 +127,9 @@ static void dynamic_poll(uint64_t n)
 		start = __atomic_load_n(&c->dyn_start_step, __ATOMIC_ACQUIRE);
 		active = __atomic_load_n(&c->dyn_active, __ATOMIC_ACQUIRE);
 		flags = __atomic_load_n(&c->dyn_flags, __ATOMIC_ACQUIRE);
+		is_rank = __atomic_load_n(&c->dyn_is_rank, __ATOMIC_ACQUIRE);
+		if (rank >= 0 && (uint32_t)rank < RAW_DYN_RANKS)
+			word = __atomic_load_n(&c->dyn_ranks[rank / 64], __ATOMIC_ACQUIRE);
 		if (!(seq & 1) && __atomic_load_n(&c->dyn_seq, __ATOMIC_RELAXED) == seq)
 			break;
 		if (tries == 1000)
@@ -132,6 +138,11 @@ static void dynamic_poll(uint64_t n)
 	if (gen == 0 || gen == sched.dyn_seen)
 		return;
 	sched.dyn_seen = gen;
+	if (is_rank && (rank < 0 || !((word >> (rank % 64)) & 1))) {
+		agent_log("dynamic activation %u: not for this process (rank %d is not in "
+			  "rank_list)", gen, rank);
+		return;
+	}
 	sched.dyn_first = start > n ? start : n + 1;
 	sched.dyn_last = sched.dyn_first + active - 1;
 	sched.dyn_flags = flags;

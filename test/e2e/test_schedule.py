@@ -69,12 +69,12 @@ class Schedules(ProfTestCase):
 
 
 class Dynamic(ProfTestCase):
-    def start(self, steps, ms):
+    def start(self, steps, ms, cmd=None):
         self.dyn = os.path.join(self.tmp, "dyn")
         out = os.path.join(self.tmp, "out")
         self.proc = subprocess.Popen(
-            [PROF, "run", "-o", out, "--dynamic", self.dyn, "--",
-             workload("tx_steps"), str(steps), str(ms)],
+            [PROF, "run", "-o", out, "--dynamic", self.dyn, "--"] +
+            (cmd or [workload("tx_steps"), str(steps), str(ms)]),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.cfg = os.path.join(self.dyn, "profiler_config.json")
         for _ in range(200):
@@ -118,6 +118,28 @@ class Dynamic(ProfTestCase):
         self.assertGreater(steps[0], 2)
         self.assertEqual(ticks(run.trace()), steps)
         self.assertIn("activation 1: recording 3 steps", self.log())
+
+    def test_rank_list_judged_by_each_process(self):
+        # two ranks in one run (as under torchrun): rank_list [1] records
+        # rank 1's process only; the launcher has no rank of its own (it
+        # was the one judged before, and no rank ever recorded)
+        tx = workload("tx_steps")
+        out = self.start(0, 0, ["sh", "-c", "RANK=0 %s 60 20 & RANK=1 %s 60 20; wait" % (tx, tx)])
+        time.sleep(0.3)
+        edit = dict(self.template, active=3, is_rank=True, rank_list=[1])
+        with open(self.cfg + ".new", "w") as f:
+            json.dump(edit, f)
+        os.rename(self.cfg + ".new", self.cfg)
+        run = self.finish(out)
+        self.assertEqual(run.rc, 0, run.stderr)
+        self.assertIn("in the ranks of rank_list", self.log())
+
+        def steps_of(rank):
+            with open(run.path("rank_%d" % rank, "PROFILER_OUTPUT", "trace_view.json")) as f:
+                return recorded_steps(json.load(f))
+        one = steps_of(1)
+        self.assertEqual(one, list(range(one[0], one[0] + 3)) if one else [1, 2, 3])
+        self.assertEqual(steps_of(0), [])
 
     def test_invalid_edit_is_logged_and_ignored(self):
         out = self.start(60, 10)
