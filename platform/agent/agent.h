@@ -167,6 +167,10 @@ void agent_process_begin(int ppid);
 /* raw/<pid>.<n>/ of this process image, made by the first stream that
  * needs it; -1 when it cannot be made (said in the log, once). */
 int agent_proc_dir(void);
+/* agent_proc_dir for a stream that is not a thread's (framework, device):
+ * the image's PROCESS record goes in a thread stream, this thread's when
+ * no thread has one yet. */
+int agent_stream_dir(void);
 void agent_threads_forget(void);
 /* At process exit: close every thread's stream. async_safe: only the close
  * marks (from _exit, or a signal handler that interrupted prof's work),

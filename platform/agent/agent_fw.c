@@ -24,11 +24,7 @@ static int fw_open(void)
 		.ppid = (int32_t)getppid(), .comm = "framework",
 		.budget_used = agent.budget_used, .budget_limit = agent.budget_limit,
 	};
-	/* The image's PROCESS record goes in a thread stream: this thread's,
-	 * when no thread has one yet. */
-	if (!__atomic_load_n(&agent.process_recorded, __ATOMIC_ACQUIRE))
-		agent_thread();
-	int dirfd = agent_proc_dir();
+	int dirfd = agent_stream_dir();
 	int rc = dirfd < 0 ? -ENOENT : raw_writer_open(&fw, dirfd, "fw.raw", &o);
 	if (rc) {
 		fw_failed = 1;

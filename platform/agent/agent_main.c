@@ -132,6 +132,13 @@ static int make_proc_dir(void)
 	return fd;
 }
 
+int agent_stream_dir(void)
+{
+	if (!__atomic_load_n(&agent.process_recorded, __ATOMIC_ACQUIRE))
+		agent_thread();
+	return agent_proc_dir();
+}
+
 int agent_proc_dir(void)
 {
 	uint32_t st = __atomic_load_n(&agent.proc_dir_state, __ATOMIC_ACQUIRE);

@@ -44,11 +44,7 @@ static struct raw_writer *sink_writer(void)
 		.ppid = (int32_t)getppid(), .comm = "device",
 		.budget_used = agent.budget_used, .budget_limit = agent.budget_limit,
 	};
-	/* The image's PROCESS record goes in a thread stream: this thread's,
-	 * when no thread has one yet. */
-	if (!__atomic_load_n(&agent.process_recorded, __ATOMIC_ACQUIRE))
-		agent_thread();
-	int dirfd = agent_proc_dir();
+	int dirfd = agent_stream_dir();
 	int rc = dirfd < 0 ? -ENOENT : raw_writer_open(&sink.w, dirfd, "dev.raw", &o);
 	if (rc) {
 		sink.failed = 1;

@@ -5,6 +5,7 @@ import glob
 import json
 import os
 import shutil
+import struct
 import subprocess
 import tempfile
 import unittest
@@ -19,6 +20,43 @@ PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
 
 def workload(name):
     return os.path.join(WORKLOADS, name)
+
+
+def prof_features():
+    """The features `prof --version` lists (agent, tx, ..., asan, tsan)."""
+    out = subprocess.run([PROF, "--version"], capture_output=True, text=True).stdout
+    line = next((l for l in out.splitlines() if l.startswith("features:")), "features:")
+    return set(f.strip() for f in line[len("features:"):].split(",") if f.strip())
+
+
+RAW_HEADER_SIZE, RAW_CHUNK_HEADER_SIZE, RAW_CHUNK_MAGIC = 4096, 56, 0x4B4E4843
+
+
+def raw_records(paths, rec_type=None):
+    """Records (of type rec_type, or all) in the committed part of every
+    chunk of the raw files `paths` (raw_format.h: chunk_size at 20 and
+    chunks at 104 of the header; a chunk's magic, index and committed
+    bytes, then records of {u16 type, u16 flags, u32 size, ...}). Exact,
+    and much faster than loading a trace."""
+    n = 0
+    for path in paths:
+        with open(path, "rb") as f:
+            data = f.read()
+        chunk_size, = struct.unpack_from("<I", data, 20)
+        nchunks, = struct.unpack_from("<Q", data, 104)
+        for c in range(nchunks):
+            base = RAW_HEADER_SIZE + c * chunk_size
+            if base + RAW_CHUNK_HEADER_SIZE > len(data):
+                continue
+            magic, _, committed = struct.unpack_from("<IIQ", data, base)
+            if magic != RAW_CHUNK_MAGIC:
+                continue
+            pos, end = base + RAW_CHUNK_HEADER_SIZE, base + RAW_CHUNK_HEADER_SIZE + committed
+            while pos < end:
+                typ, _, size = struct.unpack_from("<HHI", data, pos)
+                n += rec_type is None or typ == rec_type
+                pos += size
+    return n
 
 
 class Run:

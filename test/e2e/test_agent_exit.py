@@ -12,14 +12,13 @@
 import collections
 import glob
 import os
-import re
 import signal
 import subprocess
 import sys
 import time
 import unittest
 
-from proftest import PROF, PYTHON, ProfTestCase, Run, events, workload
+from proftest import PROF, PYTHON, ProfTestCase, Run, events, prof_features, workload
 
 
 class ExitFromHandler(ProfTestCase):
@@ -87,15 +86,10 @@ class ThreadsEndingAtExit(ProfTestCase):
         self.assertEqual(marks["worker"], children * threads)
 
 
-def tsan_build():
-    p = subprocess.run([PROF, "--version"], capture_output=True, text=True)
-    return "tsan" in p.stdout
-
-
 class ForkWhileRecording(ProfTestCase):
     # under TSan every child reports the parent's stream mappings (66 each,
     # none of them in flight): its runtime's fork, not the agent's doing
-    @unittest.skipIf(tsan_build(), "a ThreadSanitizer build: fork children inherit all")
+    @unittest.skipIf("tsan" in prof_features(), "a ThreadSanitizer build: fork children inherit all")
     def test_child_gets_its_own_streams_only(self):
         forks = 30
         r = self.prof_run([workload("tx_fork_busy"), str(forks)], "--sampling-interval", "0",

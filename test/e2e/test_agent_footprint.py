@@ -6,15 +6,9 @@ stream."""
 import glob
 import os
 import re
-import subprocess
 import unittest
 
-from proftest import PROF, PYTHON, ProfTestCase, events, workload
-
-
-def sanitized():
-    p = subprocess.run([PROF, "--version"], capture_output=True, text=True)
-    return any(f in p.stdout for f in ("asan", "tsan"))
+from proftest import PYTHON, ProfTestCase, events, prof_features, workload
 
 
 def process_dirs(run):
@@ -93,7 +87,7 @@ class Footprint(ProfTestCase):
         # the last 90% of the threads cost no memory and no mappings
         # (each kept its structure, 1 MB chunk and arenas before: +65 MB);
         # a sanitizer's runtime keeps memory of its own per thread
-        if not sanitized():
+        if not prof_features() & {"asan", "tsan"}:
             self.assertLess(rss_b - rss_a, 2048)
             self.assertLess(maps_b - maps_a, 16)
         # each thread's stream is a header and its few records

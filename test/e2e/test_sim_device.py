@@ -9,7 +9,6 @@ group tp0; on stream 2, launched from a second thread, a 1 MiB HtoD copy
 step's end."""
 import collections
 import glob
-import struct
 import json
 import os
 import re
@@ -19,7 +18,7 @@ import tempfile
 import time
 import unittest
 
-from proftest import (BUILD, PROF, PYTHON, SRC, TMP, ProfTestCase, Run, events, span,
+from proftest import (BUILD, PROF, PYTHON, SRC, TMP, ProfTestCase, Run, events, raw_records, span,
                       workload)
 
 MS = 1000.0                  # outputs count microseconds
@@ -178,24 +177,8 @@ class RawDeviceStream(ProfTestCase):
 
 
 def dev_raw_records(run):
-    """Records in the committed part of every chunk of every dev.raw
-    (raw_format.h: chunk_size at 20 and chunks at 104 of the header; a
-    chunk's magic, index and committed bytes, then records of
-    {u16 type, u16 flags, u32 size, ...})."""
-    n = 0
-    for path in glob.glob(run.path("raw", "*", "dev.raw")):
-        with open(path, "rb") as f:
-            data = f.read()
-        chunk_size, = struct.unpack_from("<I", data, 20)
-        nchunks, = struct.unpack_from("<Q", data, 104)
-        for c in range(nchunks):
-            base = 4096 + c * chunk_size
-            magic, _, committed = struct.unpack_from("<IIQ", data, base)
-            pos, end = base + 56, base + 56 + committed
-            while magic == 0x4B4E4843 and pos < end:
-                n += 1
-                pos += struct.unpack_from("<HHI", data, pos)[2]
-    return n
+    """Records in the run's dev.raw streams, read from the raw files."""
+    return raw_records(glob.glob(run.path("raw", "*", "dev.raw")))
 
 
 def agent_logs(run):

@@ -11,17 +11,16 @@ to the record. Recorded marks are counted in the raw streams themselves
 import glob
 import json
 import os
-import struct
 import subprocess
 import unittest
 
-from proftest import PROF, ProfTestCase, workload
+from proftest import PROF, RAW_HEADER_SIZE, ProfTestCase, raw_records, workload
 
 THREADS, EVENTS = 64, 100000
 EMITTED = THREADS * EVENTS
 CHUNK_KB, LIMIT_MB = 64, 8
 
-RAW_HEADER_SIZE, CHUNK_HEADER_SIZE, CHUNK_MAGIC, REC_MARK = 4096, 56, 0x4B4E4843, 2
+REC_MARK = 2
 
 
 def thread_streams(run_dir):
@@ -29,26 +28,8 @@ def thread_streams(run_dir):
 
 
 def count_marks(run_dir):
-    """MARK records in the committed part of every chunk of every thread
-    stream (raw_format.h: chunk_size at 20, chunks at 104 of the header)."""
-    marks = 0
-    for path in thread_streams(run_dir):
-        with open(path, "rb") as f:
-            data = f.read()
-        chunk_size, = struct.unpack_from("<I", data, 20)
-        nchunks, = struct.unpack_from("<Q", data, 104)
-        for c in range(nchunks):
-            base = RAW_HEADER_SIZE + c * chunk_size
-            magic, _, committed = struct.unpack_from("<IIQ", data, base)
-            if magic != CHUNK_MAGIC:
-                continue
-            pos = base + CHUNK_HEADER_SIZE
-            end = pos + committed
-            while pos < end:
-                typ, _, size = struct.unpack_from("<HHI", data, pos)
-                marks += typ == REC_MARK
-                pos += size
-    return marks
+    """MARK records in every thread stream, read from the raw files."""
+    return raw_records(thread_streams(run_dir), REC_MARK)
 
 
 class Stress(ProfTestCase):
