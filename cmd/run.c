@@ -397,6 +397,15 @@ static uint32_t run_fw_flags(const struct prof_config *c)
 	       (c->profile_memory ? PROF_FW_MEMORY : 0) | (c->with_modules ? PROF_FW_MODULES : 0);
 }
 
+/* What host_sys asks the host sampler for. */
+static uint32_t run_host_parts(const struct prof_config *c)
+{
+	return (c->host_sys & CFG_HOST_CPU ? RAW_HOST_CPU : 0) |
+	       (c->host_sys & CFG_HOST_MEM ? RAW_HOST_MEM : 0) |
+	       (c->host_sys & CFG_HOST_DISK ? RAW_HOST_DISK : 0) |
+	       (c->host_sys & CFG_HOST_NETWORK ? SAMPLER_NET : 0);
+}
+
 /* 0, or the shell's status when the program could not be executed. */
 static int run_spawn(struct run_ctx *r)
 {
@@ -732,8 +741,9 @@ static int run_program(struct run_ctx *r)
 	r->info.child_pid = (int)r->child.pid;
 	run_write_info(r);
 	run_set_timers(r);
-	uint32_t ms = r->cfg.sampling_interval_ms;
-	if (ms && (rc = sampler_start(&r->sampler, r->rd.launcher_fd, ms, getpid())))
+	uint32_t ms = r->cfg.sampling_interval_ms, parts = run_host_parts(&r->cfg);
+	if (ms && parts &&
+	    (rc = sampler_start(&r->sampler, r->rd.launcher_fd, ms, getpid(), parts)))
 		fprintf(stderr, "prof: warning: host sampling off: cannot create %s/%s/%s/%s: %s\n",
 			r->rd.path, PROF_RAW_DIR, PROF_LAUNCHER_STREAMS, SAMPLER_STREAM,
 			strerror(-rc));

@@ -1,7 +1,8 @@
 /*
- * host_usage.csv: one row per host sample (share/prof/doc/outputs.md).
- * The same samples appear in trace_view.json as counter events on the
- * "Host" process; both take their time from the same ts 0.
+ * host_usage.csv: one row per host sample (share/prof/doc/outputs.md);
+ * the columns of what host_sys did not ask for are empty. The same
+ * samples appear in trace_view.json as counter events on the "Host"
+ * process; both take their time from the same ts 0.
  */
 #ifndef PROF_OUT_HOST_H
 #define PROF_OUT_HOST_H

@@ -121,6 +121,7 @@ void model_record(struct parse_model *m, struct parse_stream *s)
 	case RAW_REC_METADATA:    model_on_metadata(m, s); break;
 	case RAW_REC_LOST:        model_on_lost(m, s); break;
 	case RAW_REC_HOST_SAMPLE: model_on_host_sample(m, s); break;
+	case RAW_REC_HOST_NET:    model_on_host_net(m, s); break;
 	case RAW_REC_OP:          model_on_op(m, s); break;
 	case RAW_REC_DEV_ACTIVITY: model_on_dev_activity(m, s); break;
 	case RAW_REC_DEV_API:     model_on_dev_api(m, s); break;

@@ -27,8 +27,10 @@
  *    loop would otherwise overlap step 1 partially). Ranges that cross a
  *    step boundary (pushed in step n, popped in step n+1) do overlap the
  *    steps partially, as in Kineto traces.
- *  - HOST_SAMPLE -> counters on a process "Host" (the launcher's pid) and a
- *    host_usage.csv row.
+ *  - HOST_SAMPLE -> counters on a process "Host" (the launcher's pid) for
+ *    what it holds (host_sys), a host_usage.csv row, and with disk the
+ *    host_disk_usage.csv summary; HOST_NET -> a counter per interface on
+ *    "Host" and the host_network_usage.csv summary.
  *  - OP (framework streams) -> "X" cpu_op on (pid, tid) of the op, an
  *    operator_details.csv row and an op_statistic.csv count, written when
  *    the op closes. Ops of a thread form a stack: an op closes when one
@@ -74,6 +76,7 @@
 #include <stdio.h>
 
 #include "parse/out_host.h"
+#include "parse/out_host_sum.h"
 #include "parse/out_meta.h"
 #include "parse/out_step_trace.h"
 #include "parse/out_trace.h"
@@ -240,6 +243,7 @@ struct model_counts {
 struct model_outs {
 	struct out_trace *trace;
 	struct out_host *host;
+	struct out_host_sum *hostsum;
 	struct out_meta *meta;
 	struct out_op_details *details;
 	struct out_op_stat *opstat;

@@ -352,6 +352,7 @@ static void tally(struct run *u, const struct parse_model *m)
 struct outs {
 	struct out_trace trace;
 	struct out_host host;
+	struct out_host_sum hostsum;
 	struct out_op_details details;
 	struct out_op_stat opstat;
 	struct out_meta meta;
@@ -385,6 +386,7 @@ static int outs_open(struct run *u, struct outs *o, const struct out_trace_meta 
 	memset(o, 0, sizeof *o);
 	out_op_stat_init(&o->opstat);
 	out_api_stat_init(&o->apis);
+	out_host_sum_init(&o->hostsum);
 	if ((rc = out_trace_open(&o->trace, d, tm)) == 0 && ++o->opened &&
 	    (rc = out_host_open(&o->host, d, tm->base_mono_ns)) == 0 && ++o->opened &&
 	    (rc = out_op_details_open(&o->details, d)) == 0 && ++o->opened &&
@@ -402,6 +404,7 @@ static int outs_open(struct run *u, struct outs *o, const struct out_trace_meta 
 static void outs_free(struct outs *o)
 {
 	out_meta_free(&o->meta);
+	out_host_sum_free(&o->hostsum);
 	out_op_stat_free(&o->opstat);
 	out_api_stat_free(&o->apis);
 	out_kernel_free(&o->kernels);
@@ -436,7 +439,7 @@ static int write_step_files(struct run *u, struct outs *o, struct parse_model *m
 /* Closes the streamed files and writes the others; the first error. */
 static int outs_close(struct run *u, struct outs *o, struct parse_model *m)
 {
-	int rc[8];
+	int rc[9];
 	rc[0] = out_trace_close(&o->trace);
 	rc[1] = out_host_close(&o->host);
 	rc[2] = out_memory_close(&o->mem);
@@ -446,7 +449,8 @@ static int outs_close(struct run *u, struct outs *o, struct parse_model *m)
 	rc[5] = out_api_stat_write(&o->apis, u->out_dir);
 	rc[6] = write_step_files(u, o, m);
 	rc[7] = out_meta_write(&o->meta, u->out_base, u->info.env, u->o->log);
-	for (int i = 0; i < 8; i++)
+	rc[8] = out_host_sum_write(&o->hostsum, u->out_dir);
+	for (int i = 0; i < 9; i++)
 		if (rc[i])
 			return rc[i];
 	return 0;
@@ -483,8 +487,8 @@ static int write_outputs(struct run *u)
 	parse_devinfo_free(&di);
 	if (rc)
 		return rc;
-	struct model_outs mo = { &o.trace, &o.host, &o.meta, &o.details, &o.opstat, &o.kernels,
-				 &o.apis, &o.mem, &o.comm, &o.devuse };
+	struct model_outs mo = { &o.trace, &o.host, &o.hostsum, &o.meta, &o.details, &o.opstat,
+				 &o.kernels, &o.apis, &o.mem, &o.comm, &o.devuse };
 	rc = out_meta_init(&o.meta);
 	rc = rc ? rc : model_init(&m, u->streams, u->nstreams, &mo, u->o->log);
 	m.want_steps = u->o->steps;

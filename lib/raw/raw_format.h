@@ -138,6 +138,7 @@ enum raw_record_type {
 	RAW_REC_DEV_SAMPLE  = 20, /* struct raw_dev_sample: NVML-like sample */
 	RAW_REC_DEV_INFO    = 21, /* struct raw_dev_info: a device's properties */
 	RAW_REC_DEV_MARKER  = 22, /* struct raw_dev_marker: NVTX range or mark */
+	RAW_REC_HOST_NET    = 23, /* struct raw_host_net: one network interface */
 	RAW_REC_TYPE_MAX
 };
 
@@ -182,8 +183,17 @@ struct raw_recording   { uint32_t on; uint32_t cause; };
 
 struct raw_lost        { uint64_t count; };
 
+/* raw_host_sample.parts: what host_sys asked the sample to hold; the
+ * other fields are 0. 0 is a sample of a writer that sampled everything
+ * (before host_sys was read): read it as RAW_HOST_ALL. */
+#define RAW_HOST_CPU  0x1u   /* proc_cpu_*_pct, sys_cpu_pct */
+#define RAW_HOST_MEM  0x2u   /* proc_rss_bytes, sys_mem_*_bytes */
+#define RAW_HOST_DISK 0x4u   /* proc_read_bytes, proc_write_bytes */
+#define RAW_HOST_ALL  0x7u
+
 /* One sample of the host sampler. Percentages are of one CPU (100 = one
- * core busy); bytes are totals since the previous sample. */
+ * core busy); bytes are totals since the previous sample. Processes and
+ * threads are always there. Records of older writers end before `parts`. */
 struct raw_host_sample {
 	uint32_t processes;
 	uint32_t threads;
@@ -195,6 +205,21 @@ struct raw_host_sample {
 	double   sys_cpu_pct;       /* of all CPUs: 100 = machine busy */
 	uint64_t sys_mem_used_bytes;
 	uint64_t sys_mem_avail_bytes;
+	uint32_t parts;             /* RAW_HOST_* */
+	uint32_t pad;
+};
+
+/* One network interface at a host sample (host_sys network), from
+ * /proc/net/dev: what it moved since the previous sample, `interval_ns`
+ * before (both 0 at the interface's first sample). An interface idle since
+ * its last record is left out until it moves again, so a counter drawn
+ * from these falls to 0 and stays there. */
+struct raw_host_net {
+	uint32_t name_id;           /* "eth0" */
+	uint32_t speed_mbps;        /* rated speed (/sys/class/net/<if>/speed), 0: unknown */
+	uint64_t interval_ns;
+	uint64_t rx_bytes, rx_packets;
+	uint64_t tx_bytes, tx_packets;
 };
 
 /* A framework operator, written when its window is flushed: `ts` is its
@@ -341,6 +366,12 @@ struct raw_dev_marker {
 	uint32_t domain_id;      /* NVTX domain name, 0: default */
 	uint32_t flags;          /* RAW_MARKER_* */
 };
+
+/* What a host sample holds; older writers' say 0 and hold everything. */
+static inline uint32_t raw_host_parts(const struct raw_host_sample *s)
+{
+	return s->parts ? s->parts : RAW_HOST_ALL;
+}
 
 static inline uint32_t raw_align(uint32_t n)
 {

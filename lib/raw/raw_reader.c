@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -204,7 +205,7 @@ uint32_t raw_payload_min(uint16_t type)
 	case RAW_REC_RECORDING:   return sizeof(struct raw_recording);
 	case RAW_REC_LOST:        return sizeof(struct raw_lost);
 	case RAW_REC_CLOCK_SYNC:  return sizeof(struct raw_clock_pair);
-	case RAW_REC_HOST_SAMPLE: return sizeof(struct raw_host_sample);
+	case RAW_REC_HOST_SAMPLE: return offsetof(struct raw_host_sample, parts);
 	case RAW_REC_OP:          return sizeof(struct raw_op);
 	case RAW_REC_DEV_ACTIVITY: return sizeof(struct raw_dev_activity);
 	case RAW_REC_DEV_API:     return sizeof(struct raw_dev_api);
@@ -213,6 +214,7 @@ uint32_t raw_payload_min(uint16_t type)
 	case RAW_REC_DEV_SAMPLE:  return sizeof(struct raw_dev_sample);
 	case RAW_REC_DEV_INFO:    return sizeof(struct raw_dev_info);
 	case RAW_REC_DEV_MARKER:  return sizeof(struct raw_dev_marker);
+	case RAW_REC_HOST_NET:    return sizeof(struct raw_host_net);
 	default:                  return 0;
 	}
 }

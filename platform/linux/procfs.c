@@ -229,7 +229,7 @@ static void procfs_read_io(pid_t pid, struct procfs_proc *p)
 		p->write_bytes = strtoull(w + 13, NULL, 10);
 }
 
-int procfs_read_proc(pid_t pid, struct procfs_proc *p)
+int procfs_read_proc(pid_t pid, struct procfs_proc *p, bool io)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -238,7 +238,10 @@ int procfs_read_proc(pid_t pid, struct procfs_proc *p)
 		return rc;
 	if (procfs_parse_stat(buf, p))
 		return -EINVAL;
-	procfs_read_io(pid, p);
+	if (io)
+		procfs_read_io(pid, p);
+	else
+		p->read_bytes = p->write_bytes = 0;
 	return 0;
 }
 
@@ -273,4 +276,60 @@ int procfs_meminfo(uint64_t *total, uint64_t *avail)
 	*total = strtoull(t + 9, NULL, 10) * 1024;
 	*avail = strtoull(a + 13, NULL, 10) * 1024;
 	return 0;
+}
+
+/* One interface line of `len` bytes: "  eth0: rx bytes packets errs
+ * drop fifo frame compressed multicast, tx bytes packets ...". Old
+ * kernels glue a long rx byte count to the colon. 0, or -1 for a line
+ * that is not one (the two header lines). */
+static int procfs_net_line(const char *line, size_t len, struct procfs_netdev *d)
+{
+	const char *colon = memchr(line, ':', len);
+	while (line < colon && *line == ' ')
+		line++;
+	if (!colon || colon == line || (size_t)(colon - line) >= sizeof d->name)
+		return -1;
+	unsigned long long v[4];
+	if (sscanf(colon + 1, "%llu %llu %*u %*u %*u %*u %*u %*u %llu %llu",
+		   &v[0], &v[1], &v[2], &v[3]) != 4)
+		return -1;
+	memcpy(d->name, line, (size_t)(colon - line));
+	d->name[colon - line] = '\0';
+	d->rx_bytes = v[0];
+	d->rx_packets = v[1];
+	d->tx_bytes = v[2];
+	d->tx_packets = v[3];
+	return 0;
+}
+
+size_t procfs_parse_net_dev(const char *text, struct procfs_netdev *out, size_t max)
+{
+	size_t n = 0;
+	for (const char *line = text; n < max && *line; ) {
+		size_t len = strcspn(line, "\n");
+		if (procfs_net_line(line, len, &out[n]) == 0)
+			n++;
+		line += len + (line[len] == '\n');
+	}
+	return n;
+}
+
+int procfs_net_dev(struct procfs_netdev *out, size_t max, size_t *n)
+{
+	char buf[PROCFS_NET_DEV_TEXT];
+	int rc = procfs_slurp("/proc/net/dev", buf, sizeof buf);
+	*n = rc ? 0 : procfs_parse_net_dev(buf, out, max);
+	return rc;
+}
+
+uint32_t procfs_net_speed(const char *name)
+{
+	char path[96], buf[32];
+	snprintf(path, sizeof path, "/sys/class/net/%s/speed", name);
+	/* loopback and virtual interfaces refuse the read (EINVAL); a link
+	 * that is down says -1 */
+	if (procfs_slurp(path, buf, sizeof buf))
+		return 0;
+	long v = strtol(buf, NULL, 10);
+	return v > 0 && v < UINT32_MAX ? (uint32_t)v : 0;
 }

@@ -1,12 +1,14 @@
 /*
  * Reading /proc for the host sampler: the launcher's process tree, one
- * process's CPU, memory and I/O counters, and the system's CPU and memory.
+ * process's CPU, memory and I/O counters, the system's CPU and memory,
+ * and the network interfaces' counters.
  * Processes come and go between two reads; a vanished one is an ordinary
  * -ENOENT/-ESRCH, not an error worth reporting.
  */
 #ifndef PROF_PROCFS_H
 #define PROF_PROCFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -36,8 +38,9 @@ struct procfs_proc {
 	uint64_t read_bytes, write_bytes; /* since start; 0 if unreadable */
 };
 
-/* Reads /proc/<pid>/stat and, when permitted, /proc/<pid>/io. 0 or -errno. */
-int procfs_read_proc(pid_t pid, struct procfs_proc *out);
+/* Reads /proc/<pid>/stat and, with `io` and when permitted,
+ * /proc/<pid>/io (else the byte counts are 0). 0 or -errno. */
+int procfs_read_proc(pid_t pid, struct procfs_proc *out, bool io);
 
 /* Parses the text of a /proc/<pid>/stat file. 0 or -EINVAL. */
 int procfs_parse_stat(const char *text, struct procfs_proc *out);
@@ -51,5 +54,24 @@ int procfs_sys_cpu(struct procfs_cpu *out);
 
 /* MemTotal and MemAvailable of /proc/meminfo, in bytes. 0 or -errno. */
 int procfs_meminfo(uint64_t *total, uint64_t *avail);
+
+struct procfs_netdev {
+	char name[16];          /* IFNAMSIZ */
+	uint64_t rx_bytes, rx_packets, tx_bytes, tx_packets;  /* since boot */
+};
+
+/* /proc/net/dev's text is read whole: room for about 250 interfaces. */
+#define PROCFS_NET_DEV_TEXT 32768
+
+/* The interfaces of /proc/net/dev (the launcher's network namespace), at
+ * most `max` of them, into `out`; *n says how many. 0 or -errno. */
+int procfs_net_dev(struct procfs_netdev *out, size_t max, size_t *n);
+
+/* Parses the text of /proc/net/dev; returns the interfaces found. */
+size_t procfs_parse_net_dev(const char *text, struct procfs_netdev *out, size_t max);
+
+/* An interface's rated speed in Mb/s (/sys/class/net/<name>/speed); 0 when
+ * unknown: loopback, virtual interfaces, a link that is down. */
+uint32_t procfs_net_speed(const char *name);
 
 #endif

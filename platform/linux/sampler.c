@@ -14,10 +14,11 @@
 #include "raw/raw_clock.h"
 #include "raw/raw_writer.h"
 
-void sampler_state_init(struct sampler_state *st, pid_t root)
+void sampler_state_init(struct sampler_state *st, pid_t root, uint32_t parts)
 {
 	memset(st, 0, sizeof *st);
 	st->root = root;
+	st->parts = parts;
 	st->clk_tck = sysconf(_SC_CLK_TCK);
 	if (st->clk_tck <= 0)
 		st->clk_tck = 100;
@@ -78,7 +79,7 @@ static int sampler_tree(struct sampler_state *st, uint64_t now_ns, struct raw_ho
 	uint64_t cpu_ticks[2] = { 0, 0 };
 	for (size_t i = 0; i < pids.n; i++) {
 		struct procfs_proc p;
-		if (procfs_read_proc(pids.v[i], &p) == 0)
+		if (procfs_read_proc(pids.v[i], &p, st->parts & RAW_HOST_DISK) == 0)
 			sampler_add_proc(st, &p, out, cpu_ticks, &next[n++]);
 	}
 	if (st->prev_ns && now_ns > st->prev_ns) {
@@ -98,17 +99,29 @@ static void sampler_system(struct sampler_state *st, struct raw_host_sample *out
 {
 	struct procfs_cpu cpu;
 	uint64_t total, avail;
-	if (procfs_sys_cpu(&cpu) == 0) {
+	if ((st->parts & RAW_HOST_CPU) && procfs_sys_cpu(&cpu) == 0) {
 		uint64_t dt = sampler_delta(cpu.total, st->prev_cpu.total);
 		uint64_t di = sampler_delta(cpu.idle, st->prev_cpu.idle);
 		if (st->prev_ns && dt > 0)
 			out->sys_cpu_pct = 100.0 * (double)sampler_delta(dt, di) / (double)dt;
 		st->prev_cpu = cpu;
 	}
-	if (procfs_meminfo(&total, &avail) == 0) {
+	if ((st->parts & RAW_HOST_MEM) && procfs_meminfo(&total, &avail) == 0) {
 		out->sys_mem_used_bytes = sampler_delta(total, avail);
 		out->sys_mem_avail_bytes = avail;
 	}
+}
+
+/* The tree's counters come from the same reads whatever is asked (its
+ * /proc/<pid>/stat gives the processes and threads): what was not asked
+ * is cleared, so that a 0 in the record never reads as a measurement. */
+static void sampler_keep_parts(struct raw_host_sample *out, uint32_t parts)
+{
+	if (!(parts & RAW_HOST_CPU))
+		out->proc_cpu_user_pct = out->proc_cpu_sys_pct = 0;
+	if (!(parts & RAW_HOST_MEM))
+		out->proc_rss_bytes = 0;
+	out->parts = parts & RAW_HOST_ALL;
 }
 
 int sampler_take(struct sampler_state *st, uint64_t now_ns, struct raw_host_sample *out)
@@ -118,6 +131,7 @@ int sampler_take(struct sampler_state *st, uint64_t now_ns, struct raw_host_samp
 	if (rc)
 		return rc;
 	sampler_system(st, out);
+	sampler_keep_parts(out, st->parts);
 	st->prev_ns = now_ns;
 	return 0;
 }
@@ -148,6 +162,18 @@ static int sampler_open_stream(struct sampler *s)
 	return raw_writer_open(&s->w, s->dirfd, SAMPLER_STREAM, &o);
 }
 
+static void sampler_emit_net(struct sampler *s, uint64_t now)
+{
+	struct raw_host_net v[SAMPLER_NET_MAX];
+	const char *names[SAMPLER_NET_MAX];
+	size_t n = sampler_net_take(&s->st, now, v, names);
+	for (size_t i = 0; i < n; i++) {
+		v[i].name_id = raw_writer_intern(&s->w, names[i], now);
+		if (v[i].name_id)
+			raw_writer_emit(&s->w, RAW_REC_HOST_NET, now, &v[i], sizeof v[i]);
+	}
+}
+
 static void *sampler_main(void *arg)
 {
 	struct sampler *s = arg;
@@ -159,9 +185,11 @@ static void *sampler_main(void *arg)
 	do {
 		uint64_t now = raw_clock_ns(CLOCK_MONOTONIC);
 		struct raw_host_sample hs;
-		if (sampler_take(&s->st, now, &hs) == 0 &&
+		if ((s->st.parts & RAW_HOST_ALL) && sampler_take(&s->st, now, &hs) == 0 &&
 		    raw_writer_emit(&s->w, RAW_REC_HOST_SAMPLE, now, &hs, sizeof hs) == 0)
 			s->samples++;
+		if (s->st.parts & SAMPLER_NET)
+			sampler_emit_net(s, now);
 		next = ticker_next(next, now, s->interval_ns);
 	} while (!ticker_wait(s->stop_fd[0], next));
 	return NULL;
@@ -176,7 +204,8 @@ static void sampler_free(struct sampler *s)
 	free(s);
 }
 
-int sampler_start(struct sampler **out, int dirfd, uint32_t interval_ms, pid_t root)
+int sampler_start(struct sampler **out, int dirfd, uint32_t interval_ms, pid_t root,
+		  uint32_t parts)
 {
 	struct sampler *s = calloc(1, sizeof *s);
 	if (!s)
@@ -189,7 +218,7 @@ int sampler_start(struct sampler **out, int dirfd, uint32_t interval_ms, pid_t r
 	sem_init(&s->opened, 0, 0);
 	s->dirfd = dirfd;
 	s->interval_ns = (uint64_t)interval_ms * 1000000u;
-	sampler_state_init(&s->st, root);
+	sampler_state_init(&s->st, root, parts);
 	int rc = -pthread_create(&s->thread, NULL, sampler_main, s);
 	if (rc == 0) {
 		pthread_setname_np(s->thread, "prof-sampler");

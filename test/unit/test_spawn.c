@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -364,7 +367,7 @@ static void test_tree_sample(void)
 
 	struct sampler_state st;
 	struct raw_host_sample s1, s2;
-	sampler_state_init(&st, getpid());
+	sampler_state_init(&st, getpid(), RAW_HOST_ALL);
 	CHECK(sampler_take(&st, 1000000000ull, &s1) == 0);
 	CHECK(s1.processes == 2 && s1.threads >= 2 && s1.proc_rss_bytes > 0);
 	CHECK(s1.proc_cpu_user_pct == 0 && s1.sys_cpu_pct == 0);   /* first: no deltas */
@@ -375,6 +378,68 @@ static void test_tree_sample(void)
 	sampler_state_free(&st);
 	kill(-kid, SIGKILL);
 	waitpid(kid, NULL, 0);
+}
+
+static void test_parse_net_dev(void)
+{
+	const char *text =
+		"Inter-|   Receive                            |  Transmit\n"
+		" face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets\n"
+		"    lo:  123456     789    0    0    0     0          0         0   123456     789"
+		"    0    0    0     0       0          0\n"
+		"eth0:9876543210 12 1 2 3 4 5 6 555 66 7 8 9 10 11 12\n"
+		"bad line\n";
+	struct procfs_netdev d[4];
+	CHECK(procfs_parse_net_dev(text, d, 4) == 2);
+	CHECK_STR(d[0].name, "lo");
+	CHECK(d[0].rx_bytes == 123456 && d[0].rx_packets == 789);
+	CHECK(d[0].tx_bytes == 123456 && d[0].tx_packets == 789);
+	CHECK_STR(d[1].name, "eth0");   /* an old kernel's count glued to the colon */
+	CHECK(d[1].rx_bytes == 9876543210ull && d[1].rx_packets == 12);
+	CHECK(d[1].tx_bytes == 555 && d[1].tx_packets == 66);
+	CHECK(procfs_parse_net_dev(text, d, 1) == 1);
+	CHECK(procfs_net_speed("lo") == 0);   /* loopback has no rated speed */
+}
+
+/* Bytes sent over loopback between two samples show as lo's, and only
+ * then: an idle interface is written once and then left out. */
+static void test_net_sample(void)
+{
+	struct sampler_state st;
+	struct raw_host_net v[SAMPLER_NET_MAX];
+	const char *names[SAMPLER_NET_MAX];
+	sampler_state_init(&st, getpid(), SAMPLER_NET);
+	size_t n = sampler_net_take(&st, 1000000000ull, v, names), lo = n;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], "lo") == 0)
+			lo = i;
+	CHECK(lo < n && v[lo].interval_ns == 0 && v[lo].rx_bytes == 0);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(9),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	static char buf[60000];
+	for (int i = 0; i < 20; i++)   /* 1.2 MB to the discard port */
+		sendto(fd, buf, sizeof buf, 0, (struct sockaddr *)&a, sizeof a);
+	close(fd);
+	n = sampler_net_take(&st, 1500000000ull, v, names);
+	for (lo = 0; lo < n && strcmp(names[lo], "lo") != 0; lo++)
+		;
+	CHECK(lo < n && v[lo].interval_ns == 500000000ull);
+	CHECK(lo < n && v[lo].rx_bytes >= 20 * sizeof buf && v[lo].tx_bytes >= 20 * sizeof buf);
+	sampler_state_free(&st);
+}
+
+static void test_sample_parts(void)
+{
+	struct sampler_state st;
+	struct raw_host_sample s;
+	sampler_state_init(&st, getpid(), RAW_HOST_MEM);
+	CHECK(sampler_take(&st, 1000000000ull, &s) == 0);
+	usleep(20000);
+	CHECK(sampler_take(&st, 1020000000ull, &s) == 0);
+	CHECK(s.parts == RAW_HOST_MEM && s.sys_mem_avail_bytes > 0);
+	CHECK(s.sys_cpu_pct == 0 && s.proc_cpu_user_pct == 0 && s.proc_cpu_sys_pct == 0);
+	sampler_state_free(&st);
 }
 
 static void test_selfpath(void)
@@ -405,6 +470,9 @@ int main(void)
 	test_sig_die();
 	test_parse_stat();
 	test_tree_sample();
+	test_parse_net_dev();
+	test_net_sample();
+	test_sample_parts();
 	test_selfpath();
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);

@@ -1,0 +1,116 @@
+"""The seeds' experimental_config keys that prof acts on (issue 19 §3):
+host_sys samples what it lists."""
+import json
+import os
+import sys
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proftest import PYTHON, ProfTestCase, events  # noqa: E402
+
+MB = 1 << 20
+
+# Sends N MB to itself over loopback (TCP), then sleeps past a few samples.
+LOOPBACK = textwrap.dedent("""
+    import socket, sys, threading, time
+    n = int(sys.argv[1]) << 20
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    got = [0]
+    def rx():
+        c, _ = srv.accept()
+        while got[0] < n:
+            d = c.recv(1 << 16)
+            if not d:
+                break
+            got[0] += len(d)
+    t = threading.Thread(target=rx)
+    t.start()
+    s = socket.create_connection(srv.getsockname())
+    buf = b"x" * (1 << 16)
+    for _ in range(n // len(buf)):
+        s.sendall(buf)
+    t.join()
+    s.close()
+    time.sleep(0.2)
+    assert got[0] == n, got[0]
+""")
+
+
+class HostSys(ProfTestCase):
+    def script(self, name, text):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def run_host_sys(self, parts, *cmd):
+        env = {"PROF_OPTIONS": json.dumps({"host_sys": parts})}
+        r = self.prof_run(list(cmd), env=env)
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertParsedClean(r)
+        return r
+
+    def test_network_counts_loopback_traffic(self):
+        n = 16
+        r = self.run_host_sys(["mem", "network"], PYTHON, self.script("lo.py", LOOPBACK), str(n))
+        rows = r.csv_rows("host_network_usage.csv")
+        self.assertEqual(rows[0], ["Device_id", "Netcard Speed(KB/s)", "Peak Used Speed(KB/s)",
+                                   "Recommend Speed(KB/s)", "Interface", "Rx Bytes",
+                                   "Rx Packets", "Tx Bytes", "Tx Packets"])
+        lo = {row[4]: row for row in rows[1:]}["lo"]
+        self.assertEqual(lo[0], "host")
+        self.assertEqual(lo[1], "")                       # loopback: no rated speed
+        self.assertGreaterEqual(int(lo[5]), n * MB)       # rx bytes, headers on top
+        self.assertGreaterEqual(int(lo[7]), n * MB)
+        self.assertGreater(int(lo[6]), 0)
+        # 32 MB/s or more went through lo (rx + tx) during at least one sample
+        self.assertGreater(float(lo[2]), 0)
+        trace = r.trace()
+        track = events(trace, ph="C", name="Network Usage: lo")
+        self.assertGreater(max(e["args"]["rx KB/s"] for e in track), 0)
+        self.assertEqual(track[-1]["args"], {"rx KB/s": 0, "tx KB/s": 0})   # idle at the end
+        # cpu not listed: no CPU counters, empty CPU columns; mem there
+        self.assertFalse(events(trace, ph="C", name="CPU Usage"))
+        self.assertTrue(events(trace, ph="C", name="Memory Usage"))
+        host = r.csv_rows("host_usage.csv")
+        cpu_cols = [i for i, h in enumerate(host[0]) if "CPU" in h]
+        self.assertEqual(len(cpu_cols), 3)
+        self.assertTrue(all(row[i] == "" for row in host[1:] for i in cpu_cols))
+        self.assertTrue(all(row[3] != "" for row in host[1:]))   # RSS
+        self.assertFalse(os.path.exists(r.output("host_disk_usage.csv")))
+
+    def test_default_is_cpu_and_mem(self):
+        r = self.prof_run(["sleep", "0.2"])
+        self.assertEqual(r.rc, 0, r.stderr)
+        trace = r.trace()
+        self.assertTrue(events(trace, ph="C", name="CPU Usage"))
+        self.assertTrue(events(trace, ph="C", name="Memory Usage"))
+        self.assertFalse(events(trace, ph="C", name="Disk Usage"))
+        self.assertFalse([e for e in events(trace, ph="C")
+                          if e["name"].startswith("Network Usage")])
+        for f in ("host_network_usage.csv", "host_disk_usage.csv"):
+            self.assertFalse(os.path.exists(r.output(f)), f)
+
+    def test_disk_alone(self):
+        f = os.path.join(self.tmp, "f")
+        r = self.run_host_sys(["disk"], "sh", "-c", "head -c 1000000 /dev/zero > %s; sleep 0.1" % f)
+        trace = r.trace()
+        self.assertTrue(events(trace, ph="C", name="Disk Usage"))
+        for name in ("CPU Usage", "Memory Usage"):
+            self.assertFalse(events(trace, ph="C", name=name), name)
+        rows = r.csv_rows("host_disk_usage.csv")
+        self.assertEqual(rows[0], ["Device_id", "Peak Disk Read(KB/s)", "Recommend Disk Read(KB/s)",
+                                   "Peak Disk Write(KB/s)", "Recommend Disk Write(KB/s)"])
+        self.assertEqual(len(rows), 2)
+        self.assertEqual(rows[1][0], "host")
+
+    def test_nothing_listed_samples_nothing(self):
+        r = self.run_host_sys([], "true")
+        self.assertFalse(os.path.exists(r.path("raw", "launcher", "host.raw")))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

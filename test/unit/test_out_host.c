@@ -1,0 +1,155 @@
+/*
+ * host_sys in the parse: samples that hold only some parts (their
+ * counters only, the other host_usage.csv columns empty), network
+ * records (a counter per interface, host_network_usage.csv), the disk
+ * summary (host_disk_usage.csv), and runs without either (no such files,
+ * and those of an earlier parse removed); the rates' quantiles.
+ */
+#include "unit/parsed.h"
+
+#include "parse/out_rate.h"
+#include "raw/raw_clock.h"
+
+#define MB (1ull << 20)
+
+static void host_part(struct raw_writer *w, uint64_t ts, uint32_t parts, uint64_t read_bytes)
+{
+	struct raw_host_sample h = { .processes = 1, .threads = 3, .proc_rss_bytes = 64 * MB,
+				     .proc_read_bytes = read_bytes, .sys_mem_used_bytes = 512 * MB,
+				     .sys_mem_avail_bytes = 1024 * MB, .parts = parts };
+	raw_writer_emit(w, RAW_REC_HOST_SAMPLE, ts, &h, sizeof h);
+}
+
+static void host_net(struct raw_writer *w, uint64_t ts, const char *name, uint32_t mbps,
+		     uint64_t interval, uint64_t rx, uint64_t tx)
+{
+	struct raw_host_net n = { raw_writer_intern(w, name, ts), mbps, interval, rx, rx / 1000,
+				  tx, tx / 1000 };
+	raw_writer_emit(w, RAW_REC_HOST_NET, ts, &n, sizeof n);
+}
+
+static char *make_run(const char *name, int with_sums)
+{
+	char *run = rg_tmpdir(name);
+	write_min_info(run);
+	struct raw_writer w;
+	char *d = rg_path(run, "raw/100.0");
+	CHECK(rg_open(&w, d, "t100.raw", 100, 100, RAW_STREAM_THREAD, RAW_CLOCK_MONOTONIC,
+		      "python") == 0);
+	rg_mark(&w, T, "hello");
+	raw_writer_close(&w);
+	free(d);
+	d = rg_path(run, "raw/launcher");
+	CHECK(rg_open(&w, d, "host.raw", 50, 51, RAW_STREAM_HOST, RAW_CLOCK_MONOTONIC,
+		      "host sampler") == 0);
+	uint32_t parts = RAW_HOST_MEM | (with_sums ? RAW_HOST_DISK : 0);
+	host_part(&w, T, parts, 0);
+	if (with_sums)
+		host_net(&w, T, "eth0", 1000, 0, 0, 0);
+	host_part(&w, T + SEC / 2, parts, 2 * MB);       /* 4096 KB/s */
+	if (with_sums) {
+		host_net(&w, T + SEC / 2, "eth0", 1000, SEC / 2, 1 * MB, 3 * MB);
+		host_net(&w, T + SEC / 2, "lo", 0, SEC / 2, 8 * MB, 8 * MB);
+	}
+	host_part(&w, T + SEC, parts, 1 * MB);           /* 2048 KB/s */
+	raw_writer_close(&w);
+	free(d);
+	return run;
+}
+
+static void check_parts(const struct parsed *p)
+{
+	CHECK(count(p->trace, "C", "CPU Usage") == 0);
+	CHECK(count(p->trace, "C", "Memory Usage") == 3);
+	CHECK(count(p->trace, "C", "Disk Usage") == 3);
+	CHECK_CONTAINS(p->host_csv, "\n10000000.000,,,64.000,1,3,0.000,0.000,,,,512.000,1024.000\n");
+	CHECK_CONTAINS(p->host_csv,
+		       "\n10500000.000,,,64.000,1,3,2048.000,0.000,4096.000,0.000,,512.000,1024.000\n");
+	const cJSON *eth = find(p->trace, "C", "Network Usage: eth0", 1);
+	const cJSON *args = eth ? cJSON_GetObjectItemCaseSensitive(eth, "args") : NULL;
+	CHECK(args && n_of(args, "rx KB/s") == 2048.0 && n_of(args, "tx KB/s") == 6144.0);
+	/* 1 ns after its sample: a stream's times strictly increase */
+	CHECK(eth && n_of(eth, "pid") == 50 && ns_of(eth, "ts") == rel(SEC / 2) + 1);
+	CHECK(count(p->trace, "C", "Network Usage: lo") == 1);
+}
+
+static void check_sums(const char *run)
+{
+	char *disk = read_out(run, "host_disk_usage.csv");
+	CHECK_STR(disk, "Device_id,Peak Disk Read(KB/s),Recommend Disk Read(KB/s),"
+		  "Peak Disk Write(KB/s),Recommend Disk Write(KB/s)\n"
+		  "host,4096.000,5120.000,0.000,0.000\n");
+	char *net = read_out(run, "host_network_usage.csv");
+	CHECK_STR(net, "Device_id,Netcard Speed(KB/s),Peak Used Speed(KB/s),Recommend Speed(KB/s),"
+		  "Interface,Rx Bytes,Rx Packets,Tx Bytes,Tx Packets\n"
+		  "host,122070.312,8192.000,10240.000,eth0,1048576,1048,3145728,3145\n"
+		  "host,,32768.000,40960.000,lo,8388608,8388,8388608,8388\n");
+	free(disk);
+	free(net);
+}
+
+static void test_host_sys(void)
+{
+	char *run = make_run("host-sys", 1);
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK);
+	check_parts(&p);
+	check_sums(run);
+	parsed_free(&p);
+	rg_rmrf(run);
+	free(run);
+}
+
+/* Without disk and network samples, no summaries, not even an earlier
+ * parse's. */
+static void test_no_sums(void)
+{
+	char *run = make_run("host-sys-none", 0);
+	struct parsed p;
+	char *stale = out_path(run, "host_network_usage.csv");
+	char *o = rg_path(run, "PROFILER_OUTPUT");
+	fs_mkdir_p(o);
+	rg_write(stale, "old\n");
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK);
+	CHECK(count(p.trace, "C", "Disk Usage") == 0);
+	CHECK(count(p.trace, "C", "Memory Usage") == 3);
+	CHECK(access(stale, F_OK) != 0);
+	char *disk = out_path(run, "host_disk_usage.csv");
+	CHECK(access(disk, F_OK) != 0);
+	free(disk);
+	free(stale);
+	free(o);
+	parsed_free(&p);
+	rg_rmrf(run);
+	free(run);
+}
+
+static void test_rate_quantile(void)
+{
+	struct out_rate r = { 0 };
+	CHECK(out_rate_quantile(&r, 0.98) == 0);
+	for (int i = 1; i <= 100; i++)
+		CHECK(out_rate_add(&r, i) == 0);
+	out_rate_add(&r, 0);                  /* counts for nothing but the peak */
+	CHECK(r.peak == 100 && r.n == 100);
+	double q = out_rate_quantile(&r, 0.98);   /* the 98th of 100: 98, within 1/32 */
+	CHECK(q >= 98 && q <= 98 * (1 + 1.0 / 32));
+	CHECK(out_rate_quantile(&r, 1.0) == 100);
+	double lo = out_rate_quantile(&r, 0.01);
+	CHECK(lo >= 1 && lo <= 1 + 1.0 / 32);
+	out_rate_add(&r, 1e30);                   /* past the last bin: still counted */
+	CHECK(out_rate_quantile(&r, 1.0) == 1e30);
+	out_rate_free(&r);
+}
+
+int main(void)
+{
+	B = raw_clock_ns(CLOCK_MONOTONIC);
+	T = B + 10 * SEC;
+	test_host_sys();
+	test_no_sums();
+	test_rate_quantile();
+	return unit_done();
+}
