@@ -394,7 +394,8 @@ static uint32_t run_fw_flags(const struct prof_config *c)
 {
 	return (c->activities & CFG_ACT_CPU ? PROF_FW_OPS : 0) |
 	       (c->record_shapes ? PROF_FW_SHAPES : 0) | (c->with_stack ? PROF_FW_STACK : 0) |
-	       (c->profile_memory ? PROF_FW_MEMORY : 0) | (c->with_modules ? PROF_FW_MODULES : 0);
+	       (c->profile_memory ? PROF_FW_MEMORY : 0) | (c->with_modules ? PROF_FW_MODULES : 0) |
+	       (c->gc_detect ? PROF_FW_GC : 0);
 }
 
 /* What host_sys asks the host sampler for. */

@@ -27,6 +27,8 @@
 #define PROF_FW_STACK     0x10u /* with_stack */
 #define PROF_FW_MEMORY    0x20u /* profile_memory */
 #define PROF_FW_MODULES   0x40u /* with_modules */
+#define PROF_FW_GC        0x80u /* gc_detect: Python's start-up hook reports garbage
+				 * collections (prof_fw_gc), torch or not */
 
 /* Where a process image's streams go: <run>/raw/<pid>.<n>/ where n counts
  * the images a pid has had (exec keeps the pid). */

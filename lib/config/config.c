@@ -111,6 +111,8 @@ static const struct cfg_key cfg_keys[] = {
 	  "integer ms, 0..60000, 0 = off", "host sampling period (default 20)", false },
 	{ "start_paused", T_BOOL, OFF(start_paused), 0, 0, NULL, "boolean",
 	  "record nothing until the program calls prof_start()", false },
+	{ "gc_detect", T_BOOL, OFF(gc_detect), 0, 0, NULL, "boolean",
+	  "record Python garbage collections as ranges on their thread (default false)", false },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL, false },
 };
 

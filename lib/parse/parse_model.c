@@ -122,6 +122,7 @@ void model_record(struct parse_model *m, struct parse_stream *s)
 	case RAW_REC_LOST:        model_on_lost(m, s); break;
 	case RAW_REC_HOST_SAMPLE: model_on_host_sample(m, s); break;
 	case RAW_REC_HOST_NET:    model_on_host_net(m, s); break;
+	case RAW_REC_GC:          model_on_gc(m, s); break;
 	case RAW_REC_OP:          model_on_op(m, s); break;
 	case RAW_REC_DEV_ACTIVITY: model_on_dev_activity(m, s); break;
 	case RAW_REC_DEV_API:     model_on_dev_api(m, s); break;
@@ -141,6 +142,7 @@ void model_stream_end(struct parse_model *m, struct parse_stream *s)
 		s->proc->last_ns = end;
 	if (s->thr) {
 		model_api_flush(m, s->proc, s->thr, end);
+		model_close_gc(m, s, end);
 		model_close_stack(m, s, end);
 	}
 }

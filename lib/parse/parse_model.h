@@ -67,6 +67,9 @@
  *    DEV_MEMORY -> memory_record.csv, operator_memory.csv, "[memory]"
  *    instants; DEV_SAMPLE -> device_usage.csv and counters on the device
  *    process; DEV_MARKER -> user_annotation on the calling thread.
+ *  - GC START then STOP on a thread -> "X" "GC" (category "GC", args
+ *    generation, collected, uncollectable) there and a gc_record.csv row;
+ *    one still open at the stream's end closes there, "unfinished".
  */
 #ifndef PROF_PARSE_MODEL_H
 #define PROF_PARSE_MODEL_H
@@ -86,6 +89,7 @@
 #include "parse/out_api_stat.h"
 #include "parse/out_comm.h"
 #include "parse/out_dev_usage.h"
+#include "parse/out_gc.h"
 #include "parse/out_kernel.h"
 #include "parse/out_memory.h"
 #include "parse/out_op_details.h"
@@ -173,6 +177,9 @@ struct model_thread {
 	uint64_t built_ns;             /* the latest optimizer built, or 0 ... */
 	uint64_t fetch_ns;             /* ... and first batch fetched, since
 					* recording (re)started: parse_model_steps.c */
+	int gc_open;                   /* a Python collection is in progress ... */
+	uint32_t gc_generation;        /* ... of this generation ... */
+	uint64_t gc_start_ns;          /* ... since then: parse_model_gc.c */
 };
 
 struct model_proc {
@@ -237,6 +244,7 @@ struct model_counts {
 	uint64_t dev_tasks, dev_apis, dev_collectives, dev_memory, dev_samples, dev_markers;
 	uint64_t dev_unlinked;         /* tasks whose call was not (or no longer) known */
 	uint64_t sel_nomem;            /* --step-list sums lost to memory */
+	uint64_t gc_collections;       /* Python collections (gc_detect) */
 };
 
 /* Where the model writes. */
@@ -252,6 +260,7 @@ struct model_outs {
 	struct out_memory *mem;
 	struct out_comm *comm;
 	struct out_dev_usage *devuse;
+	struct out_gc *gc;
 };
 
 struct parse_model {

@@ -24,6 +24,10 @@ void model_on_recording(struct parse_model *m, struct parse_stream *s);
 /* parse_model_misc.c */
 void model_on_host_sample(struct parse_model *m, struct parse_stream *s);
 void model_on_host_net(struct parse_model *m, struct parse_stream *s);
+
+/* parse_model_gc.c */
+void model_on_gc(struct parse_model *m, struct parse_stream *s);
+void model_close_gc(struct parse_model *m, struct parse_stream *s, uint64_t end_ns);
 void model_on_thread_name(struct parse_model *m, struct parse_stream *s);
 void model_on_process(struct parse_model *m, struct parse_stream *s);
 void model_on_metadata(struct parse_model *m, struct parse_stream *s);

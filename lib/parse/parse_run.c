@@ -361,6 +361,7 @@ struct outs {
 	struct out_memory mem;
 	struct out_comm comm;
 	struct out_dev_usage devuse;
+	struct out_gc gc;
 	int opened;                    /* how many of the files below are open */
 };
 
@@ -376,6 +377,7 @@ static void outs_abort(struct outs *o)
 		out_memory_abort(&o->mem);
 	if (o->opened > 4)
 		out_dev_usage_abort(&o->devuse);
+	out_gc_abort(&o->gc);
 	o->opened = 0;
 }
 
@@ -387,6 +389,7 @@ static int outs_open(struct run *u, struct outs *o, const struct out_trace_meta 
 	out_op_stat_init(&o->opstat);
 	out_api_stat_init(&o->apis);
 	out_host_sum_init(&o->hostsum);
+	out_gc_init(&o->gc, d, tm->base_mono_ns);
 	if ((rc = out_trace_open(&o->trace, d, tm)) == 0 && ++o->opened &&
 	    (rc = out_host_open(&o->host, d, tm->base_mono_ns)) == 0 && ++o->opened &&
 	    (rc = out_op_details_open(&o->details, d)) == 0 && ++o->opened &&
@@ -439,7 +442,7 @@ static int write_step_files(struct run *u, struct outs *o, struct parse_model *m
 /* Closes the streamed files and writes the others; the first error. */
 static int outs_close(struct run *u, struct outs *o, struct parse_model *m)
 {
-	int rc[9];
+	int rc[10];
 	rc[0] = out_trace_close(&o->trace);
 	rc[1] = out_host_close(&o->host);
 	rc[2] = out_memory_close(&o->mem);
@@ -450,7 +453,8 @@ static int outs_close(struct run *u, struct outs *o, struct parse_model *m)
 	rc[6] = write_step_files(u, o, m);
 	rc[7] = out_meta_write(&o->meta, u->out_base, u->info.env, u->o->log);
 	rc[8] = out_host_sum_write(&o->hostsum, u->out_dir);
-	for (int i = 0; i < 9; i++)
+	rc[9] = out_gc_close(&o->gc);
+	for (int i = 0; i < 10; i++)
 		if (rc[i])
 			return rc[i];
 	return 0;
@@ -488,7 +492,7 @@ static int write_outputs(struct run *u)
 	if (rc)
 		return rc;
 	struct model_outs mo = { &o.trace, &o.host, &o.hostsum, &o.meta, &o.details, &o.opstat,
-				 &o.kernels, &o.apis, &o.mem, &o.comm, &o.devuse };
+				 &o.kernels, &o.apis, &o.mem, &o.comm, &o.devuse, &o.gc };
 	rc = out_meta_init(&o.meta);
 	rc = rc ? rc : model_init(&m, u->streams, u->nstreams, &mo, u->o->log);
 	m.want_steps = u->o->steps;

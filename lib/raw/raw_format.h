@@ -139,6 +139,7 @@ enum raw_record_type {
 	RAW_REC_DEV_INFO    = 21, /* struct raw_dev_info: a device's properties */
 	RAW_REC_DEV_MARKER  = 22, /* struct raw_dev_marker: NVTX range or mark */
 	RAW_REC_HOST_NET    = 23, /* struct raw_host_net: one network interface */
+	RAW_REC_GC          = 24, /* struct raw_gc: a Python collection starts or stops */
 	RAW_REC_TYPE_MAX
 };
 
@@ -365,6 +366,17 @@ struct raw_dev_marker {
 	uint32_t name_id;
 	uint32_t domain_id;      /* NVTX domain name, 0: default */
 	uint32_t flags;          /* RAW_MARKER_* */
+};
+
+/* gc_detect: a Python garbage collection on the stream's thread, as
+ * gc.callbacks report it: a START, then its STOP with what it found. A
+ * thread collects one generation at a time (Python does not nest them). */
+enum raw_gc_phase { RAW_GC_START = 1, RAW_GC_STOP = 2 };
+struct raw_gc {
+	uint32_t phase;             /* enum raw_gc_phase */
+	uint32_t generation;        /* 0, 1, 2: the oldest generation collected */
+	uint64_t collected;         /* STOP: unreachable objects freed */
+	uint64_t uncollectable;     /* STOP: unreachable objects left (gc.garbage) */
 };
 
 /* What a host sample holds; older writers' say 0 and hold everything. */

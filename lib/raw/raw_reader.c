@@ -215,6 +215,7 @@ uint32_t raw_payload_min(uint16_t type)
 	case RAW_REC_DEV_INFO:    return sizeof(struct raw_dev_info);
 	case RAW_REC_DEV_MARKER:  return sizeof(struct raw_dev_marker);
 	case RAW_REC_HOST_NET:    return sizeof(struct raw_host_net);
+	case RAW_REC_GC:          return sizeof(struct raw_gc);
 	default:                  return 0;
 	}
 }

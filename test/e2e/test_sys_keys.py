@@ -1,5 +1,6 @@
 """The seeds' experimental_config keys that prof acts on (issue 19 §3):
-host_sys samples what it lists."""
+host_sys samples what it lists; gc_detect records Python's garbage
+collections."""
 import json
 import os
 import sys
@@ -39,13 +40,15 @@ LOOPBACK = textwrap.dedent("""
 """)
 
 
-class HostSys(ProfTestCase):
+class KeysCase(ProfTestCase):
     def script(self, name, text):
         path = os.path.join(self.tmp, name)
         with open(path, "w") as f:
             f.write(text)
         return path
 
+
+class HostSys(KeysCase):
     def run_host_sys(self, parts, *cmd):
         env = {"PROF_OPTIONS": json.dumps({"host_sys": parts})}
         r = self.prof_run(list(cmd), env=env)
@@ -110,6 +113,62 @@ class HostSys(ProfTestCase):
     def test_nothing_listed_samples_nothing(self):
         r = self.run_host_sys([], "true")
         self.assertFalse(os.path.exists(r.path("raw", "launcher", "host.raw")))
+
+
+# K explicit collections with the automatic ones off, then one on a thread
+# of its own; each finds the cycle made for it.
+COLLECTS = textwrap.dedent("""
+    import gc, sys, threading
+    gc.disable()
+    def one():
+        x = []
+        x.append(x)
+        del x
+        assert gc.collect() >= 1
+    for _ in range(int(sys.argv[1])):
+        one()
+    t = threading.Thread(target=one)
+    t.start()
+    t.join()
+""")
+
+
+class GcDetect(KeysCase):
+    def collects(self, k, options):
+        env = {"PROF_OPTIONS": json.dumps(options)}
+        r = self.prof_run([PYTHON, self.script("gc.py", COLLECTS), str(k)], env=env)
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertParsedClean(r)
+        return r
+
+    def test_each_collection_is_a_range(self):
+        k = 7
+        r = self.collects(k, {"gc_detect": True})
+        gcs = events(r.trace(), ph="X", cat="GC")
+        self.assertEqual(len(gcs), k + 1, gcs)
+        self.assertTrue(all(e["name"] == "GC" for e in gcs))
+        self.assertTrue(all(e["args"]["generation"] == 2 for e in gcs))   # gc.collect()
+        self.assertTrue(all(e["args"]["collected"] >= 1 for e in gcs), gcs)
+        self.assertTrue(all(e["args"]["uncollectable"] == 0 for e in gcs))
+        pid = gcs[0]["pid"]
+        tids = [e["tid"] for e in gcs]
+        self.assertEqual(tids[:k], [pid] * k)              # the main thread
+        self.assertNotEqual(tids[k], pid)                  # the thread's own
+        rows = r.csv_rows("gc_record.csv")
+        self.assertEqual(rows[0], ["Process ID", "Thread ID", "Start Time(us)", "Duration(us)",
+                                   "Generation", "Collected", "Uncollectable"])
+        self.assertEqual(len(rows) - 1, k + 1)
+        self.assertEqual(sorted(float(row[2]) for row in rows[1:]),
+                         sorted(float(e["ts"]) for e in gcs))
+
+    def test_off_by_default(self):
+        r = self.collects(3, {})
+        self.assertFalse(events(r.trace(), ph="X", cat="GC"))
+        self.assertFalse(os.path.exists(r.output("gc_record.csv")))
+
+    def test_paused_records_none(self):
+        r = self.collects(3, {"gc_detect": True, "start_paused": True})
+        self.assertFalse(events(r.trace(), ph="X", cat="GC"))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@ things and nothing more:
     that waits for `import torch` to finish and then hands the module to
     the `_prof_hooks` package, which does the real work (steps, operators,
     DataLoader ranges). Nothing heavy is imported before that moment, so a
-    program that never imports torch pays a name comparison per import.
+    program that never imports torch pays a name comparison per import;
+  * with gc_detect (PROF_FW_GC in PROF_AGENT_FW_FLAGS), reports garbage
+    collections from the start (_prof_hooks/gc_hook.py), torch or not.
 
 Any failure here is swallowed: a profiler must never stop a program from
 starting.
@@ -101,6 +103,25 @@ class _TorchFinder:
         return spec
 
 
+_PROF_FW_GC = 0x80  # lib/common/agent_env.h
+
+
+def _gc_detect():
+    try:
+        flags = int(os.environ.get("PROF_AGENT_FW_FLAGS") or 0)
+    except ValueError:
+        return
+    if not flags & _PROF_FW_GC:
+        return
+    try:
+        from _prof_hooks import agent, gc_hook
+        a = agent.load()
+        if a is not None and not gc_hook.install(a):
+            a.log("notice: gc_detect: the agent takes no garbage collections; none recorded")
+    except Exception:
+        pass
+
+
 def _main():
     try:
         _chain()
@@ -108,6 +129,7 @@ def _main():
         pass
     if not os.environ.get("PROF_AGENT_RUN_DIR"):
         return
+    _gc_detect()
     if "torch" in sys.modules:  # the chained sitecustomize imported it
         _torch_imported(sys.modules["torch"])
     else:

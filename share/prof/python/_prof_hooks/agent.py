@@ -1,7 +1,7 @@
 """The preloaded agent, seen through ctypes.
 
 Only what the hooks need: steps, ranges, the framework state and stream,
-and the agent's log. `load()` returns None when the program does not run
+garbage collections, and the agent's log. `load()` returns None when the program does not run
 under prof (no PROF_AGENT_RUN_DIR, or no agent in the process); then the
 hooks install nothing.
 """
@@ -17,6 +17,7 @@ SHAPES = 0x08
 STACK = 0x10
 MEMORY = 0x20
 MODULES = 0x40
+GC = 0x80  # gc_detect (passed in PROF_AGENT_FW_FLAGS; not in prof_fw_state)
 DETAIL = SHAPES | STACK | MEMORY | MODULES
 
 # raw_op flags (lib/raw/raw_format.h)
@@ -75,6 +76,12 @@ class Agent:
         self._log = getattr(lib, "prof_fw_log", None)
         if self._log is not None:
             self._log.argtypes, self._log.restype = [ctypes.c_char_p], None
+        # prof_fw_gc(phase, generation, collected, uncollectable), or None
+        self.gc = getattr(lib, "prof_fw_gc", None)
+        if self.gc is not None:
+            self.gc.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64,
+                                ctypes.c_uint64]
+            self.gc.restype = None
 
     def fw_ops(self, buf):
         """Operators packed by pack_op, in one call; how many were written."""

@@ -1,9 +1,12 @@
 /*
- * host_sys in the parse: samples that hold only some parts (their
- * counters only, the other host_usage.csv columns empty), network
- * records (a counter per interface, host_network_usage.csv), the disk
- * summary (host_disk_usage.csv), and runs without either (no such files,
- * and those of an earlier parse removed); the rates' quantiles.
+ * The parse of what the seeds' keys record (issue 19 §3).
+ * host_sys: samples that hold only some parts (their counters only, the
+ * other host_usage.csv columns empty), network records (a counter per
+ * interface, host_network_usage.csv), the disk summary
+ * (host_disk_usage.csv), and runs without either (no such files, and
+ * those of an earlier parse removed); the rates' quantiles.
+ * gc_detect: collections paired into "GC" ranges and gc_record.csv rows,
+ * one cut by the stream's end, a start without its stop.
  */
 #include "unit/parsed.h"
 
@@ -28,14 +31,22 @@ static void host_net(struct raw_writer *w, uint64_t ts, const char *name, uint32
 	raw_writer_emit(w, RAW_REC_HOST_NET, ts, &n, sizeof n);
 }
 
-static char *make_run(const char *name, int with_sums)
+/* A fresh run directory with the stream of thread 100 open in *w; its
+ * directory in *dir (malloc'd). */
+static char *new_run(const char *name, struct raw_writer *w, char **dir)
 {
 	char *run = rg_tmpdir(name);
 	write_min_info(run);
-	struct raw_writer w;
-	char *d = rg_path(run, "raw/100.0");
-	CHECK(rg_open(&w, d, "t100.raw", 100, 100, RAW_STREAM_THREAD, RAW_CLOCK_MONOTONIC,
+	*dir = rg_path(run, "raw/100.0");
+	CHECK(rg_open(w, *dir, "t100.raw", 100, 100, RAW_STREAM_THREAD, RAW_CLOCK_MONOTONIC,
 		      "python") == 0);
+	return run;
+}
+
+static char *make_run(const char *name, int with_sums)
+{
+	struct raw_writer w;
+	char *d, *run = new_run(name, &w, &d);
 	rg_mark(&w, T, "hello");
 	raw_writer_close(&w);
 	free(d);
@@ -144,6 +155,89 @@ static void test_rate_quantile(void)
 	out_rate_free(&r);
 }
 
+static void gc(struct raw_writer *w, uint64_t ts, uint32_t phase, uint32_t gen, uint64_t found)
+{
+	struct raw_gc g = { phase, gen, found, found / 10 };
+	raw_writer_emit(w, RAW_REC_GC, ts, &g, sizeof g);
+}
+
+static char *make_gc_run(const char *name)
+{
+	struct raw_writer w;
+	char *d, *run = new_run(name, &w, &d);
+	rg_push(&w, T, "train");
+	gc(&w, T + 100, RAW_GC_START, 0, 0);
+	gc(&w, T + 150, RAW_GC_STOP, 0, 120);
+	gc(&w, T + 200, RAW_GC_STOP, 0, 5);          /* no start: ignored */
+	gc(&w, T + 300, RAW_GC_START, 1, 0);         /* its stop never came ... */
+	gc(&w, T + 400, RAW_GC_START, 2, 0);         /* ... it ends here */
+	gc(&w, T + 700, RAW_GC_STOP, 2, 30);
+	rg_pop(&w, T + 800);
+	raw_writer_close(&w);
+	CHECK(rg_open(&w, d, "t101.raw", 100, 101, RAW_STREAM_THREAD, RAW_CLOCK_MONOTONIC,
+		      "worker") == 0);
+	gc(&w, T + 500, RAW_GC_START, 0, 0);
+	rg_mark(&w, T + 600, "last");
+	raw_writer_abandon(&w);                      /* killed while collecting */
+	free(d);
+	return run;
+}
+
+static void test_gc(void)
+{
+	char *run = make_gc_run("gc-detect");
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK);
+	CHECK(count(p.trace, "X", "GC") == 4);
+	const cJSON *g = find(p.trace, "X", "GC", 0);
+	const cJSON *a = g ? cJSON_GetObjectItemCaseSensitive(g, "args") : NULL;
+	CHECK(g && strcmp(s_of(g, "cat"), "GC") == 0 && n_of(g, "tid") == 100);
+	CHECK(g && ns_of(g, "ts") == rel(100) && ns_of(g, "dur") == 50);
+	CHECK(a && n_of(a, "generation") == 0 && n_of(a, "collected") == 120 &&
+	      n_of(a, "uncollectable") == 12);
+	CHECK(nests(p.trace));
+	char *csv = read_out(run, "gc_record.csv");
+	char want[512];
+	snprintf(want, sizeof want,
+		 "Process ID,Thread ID,Start Time(us),Duration(us),Generation,Collected,"
+		 "Uncollectable\n"
+		 "100,100,%" PRId64 ".100,0.050,0,120,12\n"
+		 "100,100,%" PRId64 ".300,0.100,1,0,0\n"
+		 "100,101,%" PRId64 ".500,0.100,0,0,0\n"
+		 "100,100,%" PRId64 ".400,0.300,2,30,3\n",
+		 rel(0) / 1000, rel(0) / 1000, rel(0) / 1000, rel(0) / 1000);
+	CHECK_STR(csv, want);
+	const cJSON *cut = find(p.trace, "X", "GC", 2);   /* rows and events: as they end */
+	a = cut ? cJSON_GetObjectItemCaseSensitive(cut, "args") : NULL;
+	CHECK(a && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "unfinished")));
+	free(csv);
+	parsed_free(&p);
+	rg_rmrf(run);
+	free(run);
+}
+
+/* A run without collections leaves no gc_record.csv, not even an
+ * earlier parse's. */
+static void test_no_gc(void)
+{
+	char *run = make_run("gc-none", 0);
+	char *o = rg_path(run, "PROFILER_OUTPUT");
+	char *stale = out_path(run, "gc_record.csv");
+	fs_mkdir_p(o);
+	rg_write(stale, "old\n");
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK);
+	CHECK(access(stale, F_OK) != 0);
+	CHECK(count(p.trace, "X", "GC") == 0);
+	free(stale);
+	free(o);
+	parsed_free(&p);
+	rg_rmrf(run);
+	free(run);
+}
+
 int main(void)
 {
 	B = raw_clock_ns(CLOCK_MONOTONIC);
@@ -151,5 +245,7 @@ int main(void)
 	test_host_sys();
 	test_no_sums();
 	test_rate_quantile();
+	test_gc();
+	test_no_gc();
 	return unit_done();
 }
