@@ -424,6 +424,8 @@ static int run_spawn(struct run_ctx *r)
 		.schedule = sched[0] ? sched : NULL, .fw_flags = run_fw_flags(&r->cfg),
 		.dynamic = r->dynamic_dir != NULL,
 		.device = (r->cfg.activities & CFG_ACT_DEVICE) != 0,
+		.mstx_include = r->cfg.mstx_domain_include,
+		.mstx_exclude = r->cfg.mstx_domain_exclude,
 	};
 	spawn_asan_opts(&eo);  /* PROF_SANITIZE builds: the ASan runtime first */
 	/* With device activity off too: the agent then only holds CUPTI

@@ -16,6 +16,9 @@
 #define PROF_AGENT_FW_FLAGS     "PROF_AGENT_FW_FLAGS"     /* PROF_FW_* bits, decimal */
 #define PROF_AGENT_DYNAMIC      "PROF_AGENT_DYNAMIC"      /* "1": record only in --dynamic windows */
 #define PROF_AGENT_DEVICE       "PROF_AGENT_DEVICE"       /* "1": device activity on (activities DEVICE) */
+/* mstx_domain_include / _exclude: "a,b" (common/domain_filter.h); one at most */
+#define PROF_AGENT_MSTX_INCLUDE "PROF_AGENT_MSTX_INCLUDE"
+#define PROF_AGENT_MSTX_EXCLUDE "PROF_AGENT_MSTX_EXCLUDE"
 
 /* Framework collection switches, as the agent reports them to the Python
  * hooks (prof_fw_state) and as the launcher passes them (PROF_AGENT_FW_FLAGS,

@@ -15,9 +15,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/domain_filter.h"
 #include "common/fsutil.h"
 
-enum cfg_type { T_STRING, T_BOOL, T_UINT, T_SECONDS, T_SET, T_ENUM, T_OBJECT };
+enum cfg_type { T_STRING, T_BOOL, T_UINT, T_SECONDS, T_SET, T_ENUM, T_OBJECT, T_NAMES };
 
 struct cfg_name { const char *name; uint32_t value; };
 
@@ -113,6 +114,12 @@ static const struct cfg_key cfg_keys[] = {
 	  "record nothing until the program calls prof_start()", false },
 	{ "gc_detect", T_BOOL, OFF(gc_detect), 0, 0, NULL, "boolean",
 	  "record Python garbage collections as ranges on their thread (default false)", false },
+	{ "mstx_domain_include", T_NAMES, OFF(mstx_domain_include), 0, 0, NULL, "list of strings",
+	  "record only these domains' prof_tx and NVTX ranges and marks (\"default\": no domain)",
+	  false },
+	{ "mstx_domain_exclude", T_NAMES, OFF(mstx_domain_exclude), 0, 0, NULL, "list of strings",
+	  "drop these domains' prof_tx and NVTX ranges and marks (not with the include list)",
+	  false },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL, false },
 };
 
@@ -134,6 +141,10 @@ void cfg_free(struct prof_config *c)
 	c->output_path = NULL;
 	free(c->step_list);
 	c->step_list = NULL;
+	free(c->mstx_domain_include);
+	c->mstx_domain_include = NULL;
+	free(c->mstx_domain_exclude);
+	c->mstx_domain_exclude = NULL;
 }
 
 static const struct cfg_key *cfg_find(const char *key)
@@ -254,6 +265,47 @@ static int parse_bool_text(const char *s, bool *out)
 	return -1;
 }
 
+/* One name of a T_NAMES list, spaces around it dropped, appended to buf
+ * (comma-separated) at *len. 0 or -1 with err filled. */
+static int names_add(const struct cfg_key *k, const char *s, size_t n, char *buf, size_t *len,
+		     uint32_t *count, const char *source, struct cfg_error *err)
+{
+	while (n && *s == ' ') { s++; n--; }
+	while (n && s[n - 1] == ' ')
+		n--;
+	if (!n || memchr(s, ',', n))
+		return cfg_fail(err, source, k->key, "%s", "a name must be neither empty nor hold a comma");
+	if (++*count > DOMAIN_FILTER_MAX || *len + n + 1 >= DOMAIN_FILTER_TEXT)
+		return cfg_fail(err, source, k->key, "more than %d names or %d bytes",
+				DOMAIN_FILTER_MAX, DOMAIN_FILTER_TEXT - 1);
+	if (*len)
+		buf[(*len)++] = ',';
+	memcpy(buf + *len, s, n);
+	*len += n;
+	buf[*len] = '\0';
+	return 0;
+}
+
+/* A T_NAMES key from its text, names separated by commas ("" for none):
+ * kept comma-joined, as the agent takes it (common/domain_filter.h). */
+static int names_set(struct prof_config *c, const struct cfg_key *k, const char *text,
+		     const char *source, struct cfg_error *err)
+{
+	char buf[DOMAIN_FILTER_TEXT] = "";
+	size_t len = 0;
+	uint32_t count = 0;
+	for (const char *s = text; *s; ) {
+		size_t n = strcspn(s, ",");
+		if (names_add(k, s, n, buf, &len, &count, source, err))
+			return -1;
+		s += n + (s[n] == ',');
+	}
+	char **field = (char **)((char *)c + k->off);
+	free(*field);
+	*field = len ? strdup(buf) : NULL;
+	return 0;
+}
+
 static void mark_schedule(struct prof_config *c, const struct cfg_key *k)
 {
 	if (strncmp(k->key, "schedule.", 9) == 0)
@@ -317,6 +369,8 @@ int cfg_set(struct prof_config *c, const char *key, const char *value,
 			*(enum cfg_level *)field = (enum cfg_level)v;
 		return 0;
 	}
+	case T_NAMES:
+		return names_set(c, k, value, source, err);
 	case T_OBJECT:
 		break;
 	}
@@ -387,6 +441,24 @@ static int steps_json(struct prof_config *c, const struct cfg_key *k, const cJSO
 	return cfg_set(c, k->key, buf, source, err);
 }
 
+/* A T_NAMES key from a JSON array of strings. */
+static int names_json(struct prof_config *c, const struct cfg_key *k, const cJSON *v,
+		      const char *source, struct cfg_error *err)
+{
+	char buf[DOMAIN_FILTER_TEXT] = "";
+	size_t len = 0;
+	uint32_t count = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, v) {
+		if (!cJSON_IsString(e))
+			return wrong_type(k, e, source, err);
+		if (names_add(k, e->valuestring, strlen(e->valuestring), buf, &len, &count, source,
+			      err))
+			return -1;
+	}
+	return names_set(c, k, buf, source, err);
+}
+
 static int apply_value(struct prof_config *c, const struct cfg_key *k, const cJSON *v,
 		       const char *source, struct cfg_error *err)
 {
@@ -430,6 +502,14 @@ static int apply_value(struct prof_config *c, const struct cfg_key *k, const cJS
 		return 0;
 	case T_SET:
 		return apply_set_json(c, k, v, source, err);
+	case T_NAMES:
+		if (cJSON_IsNull(v))
+			return names_set(c, k, "", source, err);
+		if (cJSON_IsString(v))
+			return names_set(c, k, v->valuestring, source, err);
+		if (!cJSON_IsArray(v))
+			return wrong_type(k, v, source, err);
+		return names_json(c, k, v, source, err);
 	case T_OBJECT:
 		if (cJSON_IsNull(v))
 			return 0;
@@ -470,9 +550,21 @@ static int check_schedule(const struct prof_config *c, const char *source, struc
 	return 0;
 }
 
+/* Ascend's msprof refuses both lists at once: a domain kept by one and
+ * dropped by the other would mean nothing. */
+static int check_domains(const struct prof_config *c, const char *source, struct cfg_error *err)
+{
+	if (!c->mstx_domain_include || !c->mstx_domain_exclude)
+		return 0;
+	snprintf(err->msg, sizeof err->msg, "%s: keys \"mstx_domain_include\" and "
+		 "\"mstx_domain_exclude\" exclude each other: give one of them", source);
+	return -1;
+}
+
 int cfg_validate(const struct prof_config *c, struct cfg_error *err)
 {
-	return check_schedule(c, "configuration", err);
+	int rc = check_schedule(c, "configuration", err);
+	return rc ? rc : check_domains(c, "configuration", err);
 }
 
 int cfg_apply_json(struct prof_config *c, const char *text, const char *source,
@@ -497,6 +589,8 @@ int cfg_apply_json(struct prof_config *c, const char *text, const char *source,
 		rc = apply_object(c, root, NULL, source, err);
 	if (!rc)
 		rc = check_schedule(c, source, err);
+	if (!rc)
+		rc = check_domains(c, source, err);
 	cJSON_Delete(root);
 	return rc;
 }
@@ -522,6 +616,19 @@ static cJSON *set_to_json(const struct cfg_name *names, uint32_t set)
 			cJSON_AddItemToArray(a, cJSON_CreateString(nm->name));
 			set &= ~nm->value; /* aliases share a value: list it once */
 		}
+	return a;
+}
+
+static cJSON *names_to_json(const char *joined)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (const char *s = joined; s && *s; ) {
+		size_t n = strcspn(s, ",");
+		char name[DOMAIN_FILTER_TEXT];
+		snprintf(name, sizeof name, "%.*s", (int)n, s);
+		cJSON_AddItemToArray(a, cJSON_CreateString(name));
+		s += n + (s[n] == ',');
+	}
 	return a;
 }
 
@@ -551,6 +658,7 @@ static void key_to_json(cJSON *obj, const struct cfg_key *k, const struct prof_c
 	case T_SECONDS: cJSON_AddNumberToObject(obj, name, *(const double *)field); break;
 	case T_SET: cJSON_AddItemToObject(obj, name, set_to_json(k->names, *(const uint32_t *)field)); break;
 	case T_ENUM: cJSON_AddStringToObject(obj, name, enum_name(k, field)); break;
+	case T_NAMES: cJSON_AddItemToObject(obj, name, names_to_json(*(char *const *)field)); break;
 	case T_OBJECT: break;
 	}
 }

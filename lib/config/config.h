@@ -44,6 +44,8 @@ struct prof_config {
 	uint32_t sampling_interval_ms;/* 20; 0 switches host sampling off */
 	bool start_paused;
 	bool gc_detect;               /* Python garbage collections as ranges */
+	char *mstx_domain_include;    /* NULL, or the only prof_tx/NVTX domains kept: "a,b" */
+	char *mstx_domain_exclude;    /* NULL, or the domains dropped (not with include) */
 	uint64_t set_keys;            /* bit i: key i of the table was set by a source */
 };
 

@@ -6,6 +6,8 @@
  * with the number of records.
  *
  * Rules (share/prof/doc/outputs.md says them for users):
+ *  - MARK, RANGE_PUSH, RANGE_START of a named domain say it in their args
+ *    ("domain"), as NVTX markers do.
  *  - RANGE_PUSH/POP on a thread -> "X" user_annotation; nesting is exact
  *    because a stream's timestamps never go back. A pop with an empty
  *    stack is counted and ignored. Ranges open when the stream ends close
@@ -108,6 +110,7 @@ struct model_devnode;
 struct model_range {
 	const char *name;          /* in the stream's mapping */
 	uint64_t start_ns;
+	const char *domain;        /* the prof_tx domain; NULL: the default */
 };
 
 /* A framework op still open on its thread. */

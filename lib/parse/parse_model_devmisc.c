@@ -93,12 +93,7 @@ void model_on_dev_marker(struct parse_model *m, struct parse_stream *s)
 		jo_kns_us(j, "dur", mk.end > s->ns ? (int64_t)(mk.end - s->ns) : 0);
 	else
 		jo_kstr(j, "s", "t");
-	if (mk.domain_id) {
-		jo_key(j, "args");
-		jo_obj_begin(j);
-		jo_kstr(j, "domain", parse_stream_str(s, mk.domain_id));
-		jo_obj_end(j);
-	}
+	model_event_args(j, mk.domain_id ? parse_stream_str(s, mk.domain_id) : NULL, 0);
 	out_trace_end(m->out.trace);
 	m->n.dev_markers++;
 }

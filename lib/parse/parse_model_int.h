@@ -9,6 +9,9 @@
 #define MODEL_PAYLOAD(s, type, var) type var; memcpy(&var, (s)->rec.payload, sizeof var)
 
 /* parse_model_ranges.c */
+/* "args" of a trace event begun with out_trace_begin: {"domain": ...,
+ * "unfinished": true}, each when there is one; nothing without either. */
+void model_event_args(struct jo *j, const char *domain, int unfinished);
 void model_on_mark(struct parse_model *m, struct parse_stream *s);
 void model_on_push(struct parse_model *m, struct parse_stream *s);
 void model_on_pop(struct parse_model *m, struct parse_stream *s);

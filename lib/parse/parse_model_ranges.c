@@ -11,7 +11,29 @@ struct model_async {
 	const char *name;
 	uint64_t start_ns;
 	int32_t tid;
+	const char *domain;
 };
+
+void model_event_args(struct jo *j, const char *domain, int unfinished)
+{
+	if (!domain && !unfinished)
+		return;
+	jo_key(j, "args");
+	jo_obj_begin(j);
+	if (domain)
+		jo_kstr(j, "domain", domain);
+	if (unfinished) {
+		jo_key(j, "unfinished");
+		jo_bool(j, 1);
+	}
+	jo_obj_end(j);
+}
+
+/* The domain of a record's domain id: NULL for the default (0). */
+static const char *domain_of(const struct parse_stream *s, uint32_t id)
+{
+	return id ? parse_stream_str(s, id) : NULL;
+}
 
 void model_on_mark(struct parse_model *m, struct parse_stream *s)
 {
@@ -24,6 +46,7 @@ void model_on_mark(struct parse_model *m, struct parse_stream *s)
 		model_loop_hint(m, s->proc, s->thr, &s->thr->built_ns, s->ns);
 	out_trace_begin(m->out.trace, "i", CAT_USER, msg, s->proc->pid, s->file.hdr.tid, s->ns);
 	jo_kstr(&m->out.trace->j, "s", "t");
+	model_event_args(&m->out.trace->j, domain_of(s, mk.domain_id), 0);
 	out_trace_end(m->out.trace);
 }
 
@@ -47,7 +70,7 @@ void model_on_push(struct parse_model *m, struct parse_stream *s)
 		model_loop_hint(m, s->proc, t, &t->fetch_ns, s->ns);
 	if (name && s->proc && MODEL_IS(name, MODEL_WORKER_FETCH))
 		s->proc->fetches = 1;
-	t->stack[t->depth++] = (struct model_range){ name, s->ns };
+	t->stack[t->depth++] = (struct model_range){ name, s->ns, domain_of(s, rp.domain_id) };
 }
 
 /* Ranges named "prof::..." are prof's own work on the program's thread
@@ -57,8 +80,17 @@ static void emit_range(struct parse_model *m, struct parse_stream *s,
 		       const struct model_range *r, uint64_t end_ns, int unfinished)
 {
 	const char *cat = r->name && MODEL_STARTS(r->name, MODEL_OWN_PREFIX) ? "prof" : CAT_USER;
-	out_trace_complete(m->out.trace, s->proc->pid, s->file.hdr.tid, cat, r->name,
-			   r->start_ns, end_ns, -1, unfinished);
+	if (!r->domain) {
+		out_trace_complete(m->out.trace, s->proc->pid, s->file.hdr.tid, cat, r->name,
+				   r->start_ns, end_ns, -1, unfinished);
+		return;
+	}
+	out_trace_begin(m->out.trace, "X", cat, r->name, s->proc->pid, s->file.hdr.tid,
+			r->start_ns);
+	uint64_t dur = end_ns > r->start_ns ? end_ns - r->start_ns : 0;
+	jo_kns_us(&m->out.trace->j, "dur", (int64_t)dur);
+	model_event_args(&m->out.trace->j, r->domain, unfinished);
+	out_trace_end(m->out.trace);
 }
 
 void model_on_pop(struct parse_model *m, struct parse_stream *s)
@@ -100,13 +132,7 @@ static void async_event(struct parse_model *m, const struct model_proc *p, const
 	id[k] = '\0';
 	out_trace_begin(m->out.trace, ph, CAT_USER, a->name, p->pid, tid, ns);
 	jo_kstr(&m->out.trace->j, "id", id);
-	if (unfinished) {
-		jo_key(&m->out.trace->j, "args");
-		jo_obj_begin(&m->out.trace->j);
-		jo_key(&m->out.trace->j, "unfinished");
-		jo_bool(&m->out.trace->j, 1);
-		jo_obj_end(&m->out.trace->j);
-	}
+	model_event_args(&m->out.trace->j, *ph == 'b' ? a->domain : NULL, unfinished);
 	out_trace_end(m->out.trace);
 }
 
@@ -120,7 +146,7 @@ void model_on_start(struct parse_model *m, struct parse_stream *s)
 	if (!a)
 		return;
 	*a = (struct model_async){ rs.id, parse_stream_str(s, rs.name_id), s->ns,
-				   s->file.hdr.tid };
+				   s->file.hdr.tid, domain_of(s, rs.domain_id) };
 	void *prev = parse_idmap_put(&p->async, rs.id, a);
 	if (prev == a) {
 		free(a);

@@ -150,10 +150,12 @@ struct raw_string {
 	uint32_t len;            /* bytes, without the NUL that follows */
 };
 
-struct raw_mark        { uint32_t msg_id; uint32_t pad; };
-struct raw_range_push  { uint32_t name_id; uint32_t pad; };
+/* domain_id: the prof_tx domain's name (prof_mark_domain ...), 0 for the
+ * default domain (and in files of writers before domains, whose pad it is). */
+struct raw_mark        { uint32_t msg_id; uint32_t domain_id; };
+struct raw_range_push  { uint32_t name_id; uint32_t domain_id; };
 /* Ranges that may end on another thread: matched by (pid, id). */
-struct raw_range_start { uint64_t id; uint32_t name_id; uint32_t pad; };
+struct raw_range_start { uint64_t id; uint32_t name_id; uint32_t domain_id; };
 struct raw_range_end   { uint64_t id; };
 /* A step boundary: step `number` of the process ends at this record. */
 struct raw_step        { uint64_t number; };

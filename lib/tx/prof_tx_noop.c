@@ -10,6 +10,14 @@ void prof_range_push(const char *name) { (void)name; }
 void prof_range_pop(void) {}
 uint64_t prof_range_start(const char *name) { (void)name; return 0; }
 void prof_range_end(uint64_t id) { (void)id; }
+void prof_mark_domain(const char *domain, const char *message) { (void)domain; (void)message; }
+void prof_range_push_domain(const char *domain, const char *name) { (void)domain; (void)name; }
+uint64_t prof_range_start_domain(const char *domain, const char *name)
+{
+	(void)domain;
+	(void)name;
+	return 0;
+}
 void prof_step(void) {}
 void prof_start(void) {}
 void prof_stop(void) {}

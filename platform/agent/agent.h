@@ -6,6 +6,7 @@
 #define PROF_AGENT_H
 
 #include <stdint.h>
+#include "common/domain_filter.h"
 #include "raw/raw_clock.h"
 #include "raw/raw_control.h"
 #include "raw/raw_writer.h"
@@ -29,11 +30,20 @@ enum agent_thread_state {
 	AGENT_T_CLOSED,
 };
 
+/* A domain's verdict, by its string id in the thread's stream (agent_tx.c):
+ * the filter is asked once per domain and stream. */
+#define AGENT_DOMAIN_CACHE 8
+struct agent_domain_seen {
+	uint32_t id;                 /* 0: none */
+	uint32_t keep;
+};
+
 struct agent_thread {
 	struct raw_writer w;
 	int tid;
 	uint32_t state;              /* enum agent_thread_state, atomic */
 	struct agent_thread *next;   /* all threads of this process image, ever */
+	struct agent_domain_seen domains[AGENT_DOMAIN_CACHE];
 };
 
 struct agent {
@@ -65,6 +75,10 @@ struct agent {
 	int log_fd;
 	char run_dir[4096];
 	uint64_t range_next;         /* ids for cross-thread ranges */
+	/* mstx_domain_include / _exclude, for prof_tx's and NVTX's domains;
+	 * the default domain's verdict once for all. */
+	struct domain_filter domains;
+	int default_kept;
 	uint64_t steps;              /* steps seen in this process */
 	struct agent_thread *threads;
 };

@@ -276,6 +276,10 @@ static void configure(const char *run_dir)
 	agent.chunk_size = (uint32_t)(kb << 10);
 	if (agent.chunk_size < RAW_CHUNK_MIN || agent.chunk_size > RAW_CHUNK_MAX)
 		agent.chunk_size = RAW_CHUNK_DEFAULT;
+	if (domain_filter_init(&agent.domains, getenv(PROF_AGENT_MSTX_INCLUDE),
+			       getenv(PROF_AGENT_MSTX_EXCLUDE)))
+		agent_log("the mstx domain list is too long: every domain is recorded");
+	agent.default_kept = domain_filter_keeps(&agent.domains, NULL);
 	agent_sched_init();
 }
 

@@ -177,6 +177,8 @@ struct agent_thread *agent_thread_slow(void)
 		agent_tls = AGENT_DEAD;
 		return NULL;
 	}
+	/* the stream's string ids start again: so do their verdicts */
+	memset(t->domains, 0, sizeof t->domains);
 	__atomic_store_n(&t->state, AGENT_T_OPEN, __ATOMIC_RELEASE);
 	pthread_once(&exit_key_once, make_exit_key);
 	pthread_setspecific(exit_key, t);

@@ -5,6 +5,12 @@
  * a call from a signal handler that interrupts another is dropped and
  * counted), a TLS load, the clock, an interned string, one record; no
  * lock, no allocation, no system call.
+ *
+ * Domains (mstx_domain_include / _exclude): a named domain is interned
+ * like a name, and its verdict kept by that id in the thread's small
+ * cache, so the filter is asked once per domain and stream; without a
+ * filter, or for the default domain, one load decides. A dropped record
+ * is not a lost one.
  */
 #include "agent.h"
 
@@ -59,30 +65,58 @@ static inline uint32_t name_id(struct agent_thread *t, const char *name, uint64_
 	return id;
 }
 
-/* A record whose payload is one interned name: MARK and RANGE_PUSH share
- * the layout {u32 id, u32 pad}. Returns 1 when it was written. */
-static inline int write_name(uint16_t type, const char *name)
+/* Which domain a record goes to: its string id (0: the default domain,
+ * and prof's own records, DOMAIN_OWN), or DOMAIN_DROP when the filter
+ * drops it or its name could not be written. */
+#define DOMAIN_OWN  ((const char *)1)
+#define DOMAIN_DROP UINT32_MAX
+
+static uint32_t domain_verdict(struct agent_thread *t, uint32_t id, const char *domain)
+{
+	struct agent_domain_seen *c = &t->domains[id & (AGENT_DOMAIN_CACHE - 1)];
+	if (c->id != id)
+		*c = (struct agent_domain_seen){ id, domain_filter_keeps(&agent.domains, domain) };
+	return c->keep ? id : DOMAIN_DROP;
+}
+
+static inline uint32_t domain_id(struct agent_thread *t, const char *domain, uint64_t ts)
+{
+	if (domain == DOMAIN_OWN)
+		return 0;
+	if (domain_is_default(domain))
+		return agent.default_kept ? 0 : DOMAIN_DROP;
+	uint32_t id = name_id(t, domain, ts);
+	if (!id)
+		return DOMAIN_DROP;
+	return agent.domains.mode == DOMAIN_ALL ? id : domain_verdict(t, id, domain);
+}
+
+/* A record whose payload is one interned name and its domain: MARK and
+ * RANGE_PUSH share the layout {u32 id, u32 domain_id}. Returns 1 when it
+ * was written. */
+static inline int write_name(uint16_t type, const char *domain, const char *name)
 {
 	struct agent_thread *t = agent_thread();
 	if (!t)
 		return 0;
 	uint64_t ts = agent_ticks();
-	uint32_t id = name_id(t, name, ts);
+	uint32_t dom = domain_id(t, domain, ts);
+	uint32_t id = dom == DOMAIN_DROP ? 0 : name_id(t, name, ts);
 	if (!id)
 		return 0;
 	struct raw_record *r = begin_record(t, type, REC_SIZE(struct raw_mark), ts);
 	if (!r)
 		return 0;
-	*(struct raw_mark *)(r + 1) = (struct raw_mark){ id, 0 };
+	*(struct raw_mark *)(r + 1) = (struct raw_mark){ id, dom };
 	raw_writer_commit(&t->w, REC_SIZE(struct raw_mark));
 	return 1;
 }
 
-static inline int record_name(uint16_t type, const char *name)
+static inline int record_name(uint16_t type, const char *domain, const char *name)
 {
 	if (!agent_recording() || !agent_enter(1))
 		return 0;
-	int done = write_name(type, name);
+	int done = write_name(type, domain, name);
 	agent_leave();
 	return done;
 }
@@ -91,16 +125,46 @@ _Static_assert(sizeof(struct raw_mark) == sizeof(struct raw_range_push), "one la
 
 void prof_mark(const char *message)
 {
-	record_name(RAW_REC_MARK, message);
+	record_name(RAW_REC_MARK, NULL, message);
 }
 
-void prof_range_push(const char *name)
+void prof_mark_domain(const char *domain, const char *message)
+{
+	record_name(RAW_REC_MARK, domain, message);
+}
+
+static void range_push(const char *domain, const char *name)
 {
 	uint32_t d = range_depth++;
 	uint64_t bit = d < 64 ? 1ull << d : 0;
 	range_recorded &= ~bit;
-	if (record_name(RAW_REC_RANGE_PUSH, name))
+	if (record_name(RAW_REC_RANGE_PUSH, domain, name))
 		range_recorded |= bit;
+}
+
+void prof_range_push(const char *name)
+{
+	range_push(NULL, name);
+}
+
+void prof_range_push_domain(const char *domain, const char *name)
+{
+	range_push(domain, name);
+}
+
+/* prof's own annotations (the Python hooks': optimizer marks, DataLoader
+ * and flush ranges) are not the program's: no domain filter drops them.
+ * Not part of prof_tx.h: an interface between prof's parts. */
+__attribute__((visibility("default")))
+void prof_fw_mark(const char *message)
+{
+	record_name(RAW_REC_MARK, DOMAIN_OWN, message);
+}
+
+__attribute__((visibility("default")))
+void prof_fw_range_push(const char *name)
+{
+	range_push(DOMAIN_OWN, name);
 }
 
 void prof_range_pop(void)
@@ -118,31 +182,43 @@ void prof_range_pop(void)
 	agent_leave();
 }
 
-static uint64_t write_range_start(const char *name)
+static uint64_t write_range_start(const char *domain, const char *name)
 {
 	struct agent_thread *t = agent_thread();
 	if (!t)
 		return 0;
-	uint64_t rid = __atomic_add_fetch(&agent.range_next, 1, __ATOMIC_RELAXED);
 	uint64_t ts = agent_ticks();
-	uint32_t id = name_id(t, name, ts);
+	uint32_t dom = domain_id(t, domain, ts);
+	uint32_t id = dom == DOMAIN_DROP ? 0 : name_id(t, name, ts);
 	if (!id)
 		return 0;
-	struct raw_record *r = begin_record(t, RAW_REC_RANGE_START, REC_SIZE(struct raw_range_start), ts);
+	uint64_t rid = __atomic_add_fetch(&agent.range_next, 1, __ATOMIC_RELAXED);
+	struct raw_record *r = begin_record(t, RAW_REC_RANGE_START,
+					    REC_SIZE(struct raw_range_start), ts);
 	if (!r)
 		return 0;
-	*(struct raw_range_start *)(r + 1) = (struct raw_range_start){ rid, id, 0 };
+	*(struct raw_range_start *)(r + 1) = (struct raw_range_start){ rid, id, dom };
 	raw_writer_commit(&t->w, REC_SIZE(struct raw_range_start));
+	return rid;
+}
+
+static uint64_t range_start(const char *domain, const char *name)
+{
+	if (!agent_recording() || !agent_enter(1))
+		return 0;
+	uint64_t rid = write_range_start(domain, name);
+	agent_leave();
 	return rid;
 }
 
 uint64_t prof_range_start(const char *name)
 {
-	if (!agent_recording() || !agent_enter(1))
-		return 0;
-	uint64_t rid = write_range_start(name);
-	agent_leave();
-	return rid;
+	return range_start(NULL, name);
+}
+
+uint64_t prof_range_start_domain(const char *domain, const char *name)
+{
+	return range_start(domain, name);
 }
 
 void prof_range_end(uint64_t id)

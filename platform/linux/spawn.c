@@ -126,6 +126,8 @@ static int spawn_env_add_agent(char **env, int n, const struct spawn_env_opts *o
 		{ PROF_AGENT_FW_FLAGS, fw },
 		{ PROF_AGENT_DYNAMIC, o->dynamic ? "1" : NULL },
 		{ PROF_AGENT_DEVICE, o->device ? "1" : NULL },
+		{ PROF_AGENT_MSTX_INCLUDE, o->mstx_include },
+		{ PROF_AGENT_MSTX_EXCLUDE, o->mstx_exclude },
 	};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
 		if (!pairs[i][1])
@@ -181,9 +183,9 @@ char **spawn_env_build(char *const *base, const struct spawn_env_opts *o)
 	size_t nbase = 0;
 	while (base && base[nbase])
 		nbase++;
-	/* base, LD_PRELOAD, PYTHONPATH, ASAN_OPTIONS, the agent's 9, 2
+	/* base, LD_PRELOAD, PYTHONPATH, ASAN_OPTIONS, the agent's 11, 2
 	 * injections, NULL */
-	char **env = calloc(nbase + 16, sizeof *env);
+	char **env = calloc(nbase + 18, sizeof *env);
 	if (!env)
 		return NULL;
 	int n = 0;

@@ -34,6 +34,8 @@ struct spawn_env_opts {
 	uint32_t fw_flags;         /* PROF_FW_* collection switches */
 	bool dynamic;              /* record only in --dynamic windows */
 	bool device;               /* device activity (activities DEVICE) */
+	const char *mstx_include;  /* the domains kept, "a,b"; NULL: not given */
+	const char *mstx_exclude;  /* the domains dropped; NULL: not given */
 	const char *cuda_injection; /* CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH
 				     * (the agent); NULL: neither is set */
 	const char *preload_first; /* put ahead of the agent in LD_PRELOAD (the

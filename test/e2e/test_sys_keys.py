@@ -1,6 +1,7 @@
 """The seeds' experimental_config keys that prof acts on (issue 19 §3):
 host_sys samples what it lists; gc_detect records Python's garbage
-collections."""
+collections; mstx_domain_include / mstx_domain_exclude filter the domains
+of prof_tx's marks and ranges."""
 import json
 import os
 import sys
@@ -8,7 +9,7 @@ import textwrap
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proftest import PYTHON, ProfTestCase, events  # noqa: E402
+from proftest import PYTHON, ProfTestCase, events, workload  # noqa: E402
 
 MB = 1 << 20
 
@@ -169,6 +170,101 @@ class GcDetect(KeysCase):
     def test_paused_records_none(self):
         r = self.collects(3, {"gc_detect": True, "start_paused": True})
         self.assertFalse(events(r.trace(), ph="X", cat="GC"))
+
+
+def annotations(trace):
+    """{(name, domain or None)} of the user annotations, each with its count."""
+    out = {}
+    for e in events(trace, cat="user_annotation"):
+        if e["ph"] == "e":
+            continue
+        key = (e["name"], e.get("args", {}).get("domain"))
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+class MstxDomains(KeysCase):
+    N = 4
+
+    def domains_run(self, options, cmd=None):
+        env = {"PROF_OPTIONS": json.dumps(options)}
+        return self.prof_run(cmd or [workload("tx_domains"), str(self.N)], env=env)
+
+    def expect(self, domains):
+        """What tx_domains records of `domains` ("a", "b", None)."""
+        out = {}
+        for d in domains:
+            tag = d or "default"
+            for kind in "mrx":
+                out[("%s-%s" % (kind, tag), d)] = self.N
+        return out
+
+    def check(self, options, domains):
+        r = self.domains_run(options)
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertParsedClean(r)
+        self.assertEqual(annotations(r.trace()), self.expect(domains))
+
+    def test_every_domain_by_default(self):
+        self.check({}, ["a", "b", None])
+
+    def test_include_keeps_only_those(self):
+        self.check({"mstx_domain_include": ["a"]}, ["a"])
+
+    def test_exclude_drops_only_those(self):
+        self.check({"mstx_domain_exclude": ["b"]}, ["a", None])
+
+    def test_default_domain_by_name(self):
+        self.check({"mstx_domain_include": ["default", "b"]}, ["b", None])
+
+    def test_both_lists_exit_2(self):
+        r = self.domains_run({"mstx_domain_include": ["a"], "mstx_domain_exclude": ["b"]})
+        self.assertEqual(r.rc, 2)
+        self.assertIn('keys "mstx_domain_include" and "mstx_domain_exclude"', r.stderr)
+        self.assertIsNone(r.run_dir)   # nothing launched, nothing made
+
+    def test_python_domains(self):
+        script = self.script("dom.py", textwrap.dedent("""
+            import prof_tx
+            for d in ("a", "b", None):
+                with prof_tx.range("r-%s" % (d or "default"), domain=d):
+                    prof_tx.mark("m-%s" % (d or "default"), domain=d)
+        """))
+        r = self.domains_run({"mstx_domain_exclude": ["a"]}, [PYTHON, script])
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertEqual(annotations(r.trace()), {("r-b", "b"): 1, ("m-b", "b"): 1,
+                                                  ("r-default", None): 1,
+                                                  ("m-default", None): 1})
+
+    def test_prof_own_annotations_stay(self):
+        """The PyTorch hooks' marks and ranges are prof's, not the
+        program's: a domain filter leaves them (and the steps they find)."""
+        script = self.script("train.py", textwrap.dedent("""
+            import prof_tx
+            try:
+                import torch
+            except ImportError:
+                raise SystemExit(77)
+            m = torch.nn.Linear(4, 1)
+            opt = torch.optim.SGD(m.parameters(), lr=0.1)
+            for i in range(3):
+                with prof_tx.range("fwd", domain="a"):
+                    loss = m(torch.randn(8, 4)).sum()
+                prof_tx.mark("not-a")
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+        """))
+        r = self.domains_run({"mstx_domain_include": ["a"]}, [PYTHON, script])
+        if r.rc == 77:
+            self.skipTest("%s cannot import torch" % PYTHON)
+        self.assertEqual(r.rc, 0, r.stderr)
+        seen = annotations(r.trace())
+        self.assertEqual(seen[("fwd", "a")], 3)
+        self.assertNotIn(("not-a", None), seen)
+        self.assertEqual(seen[("Optimizer.__init__#SGD.__init__", None)], 1)
+        self.assertEqual(sorted(n for n, _ in seen if n.startswith("ProfilerStep#")),
+                         ["ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#3"])
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
  * key and the source for every bad input. */
 #include <stdlib.h>
 
+#include "common/domain_filter.h"
 #include "config/config.h"
 #include "unit.h"
 
@@ -134,6 +135,65 @@ static void test_dump_and_pending(void)
 	cfg_free(&c);
 }
 
+/* gc_detect, mstx_domain_include / mstx_domain_exclude (issue 19 §3),
+ * under the names and types torch_npu's experimental_config maps onto. */
+static void test_seed_keys(void)
+{
+	struct prof_config c;
+	struct cfg_error e;
+	cfg_defaults(&c);
+	CHECK(!c.gc_detect && !c.mstx_domain_include && !c.mstx_domain_exclude);
+	CHECK(apply(&c, "{\"gc_detect\": true, \"mstx_domain_include\": [\"a\", \" b c \"]}",
+		    &e) == 0);
+	CHECK(c.gc_detect);
+	CHECK_STR(c.mstx_domain_include, "a,b c");
+	char *json = cfg_to_json(&c);
+	CHECK_CONTAINS(json, "\"mstx_domain_include\":\t[\"a\", \"b c\"]");
+	CHECK_CONTAINS(json, "\"mstx_domain_exclude\":\t[]");
+	free(json);
+	CHECK(apply(&c, "{\"mstx_domain_include\": []}", &e) == 0);   /* none again */
+	CHECK(c.mstx_domain_include == NULL);
+	CHECK(cfg_set(&c, "mstx_domain_exclude", "x, y", "--config", &e) == 0);
+	CHECK_STR(c.mstx_domain_exclude, "x,y");
+	CHECK(cfg_validate(&c, &e) == 0);
+	CHECK(apply(&c, "{\"mstx_domain_include\": \"a\"}", &e) == -1);   /* with exclude */
+	CHECK_CONTAINS(e.msg, "PROF_OPTIONS: keys \"mstx_domain_include\" and "
+		       "\"mstx_domain_exclude\" exclude each other");
+	CHECK(cfg_validate(&c, &e) == -1);
+	CHECK_CONTAINS(e.msg, "configuration: keys");
+	cfg_free(&c);
+	static const char *const bad[][3] = {   /* JSON, the key named, what is said */
+		{ "{\"gc_detect\": \"yes\"}", "\"gc_detect\"", "boolean" },
+		{ "{\"mstx_domain_include\": [1]}", "\"mstx_domain_include\"", "a number" },
+		{ "{\"mstx_domain_exclude\": [\"a,b\"]}", "\"mstx_domain_exclude\"", "comma" },
+		{ "{\"mstx_domain_exclude\": [\"\"]}", "\"mstx_domain_exclude\"", "empty" },
+		{ "{\"mstx_domain_exclude\": 3}", "\"mstx_domain_exclude\"", "list of strings" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		expect_error(bad[i][0], bad[i][1], bad[i][2]);
+}
+
+/* The agent's reading of the lists the launcher passes. */
+static void test_domain_filter(void)
+{
+	struct domain_filter f;
+	CHECK(domain_filter_init(&f, NULL, NULL) == 0 && f.mode == DOMAIN_ALL);
+	CHECK(domain_filter_keeps(&f, "x") && domain_filter_keeps(&f, NULL));
+	CHECK(domain_filter_init(&f, "a,default", NULL) == 0 && f.mode == DOMAIN_INCLUDE);
+	CHECK(domain_filter_keeps(&f, "a") && !domain_filter_keeps(&f, "b"));
+	CHECK(domain_filter_keeps(&f, NULL) && domain_filter_keeps(&f, ""));
+	CHECK(!domain_filter_keeps(&f, "ab") && !domain_filter_keeps(&f, "defaults"));
+	CHECK(domain_filter_init(&f, "", "b") == 0 && f.mode == DOMAIN_EXCLUDE);
+	CHECK(!domain_filter_keeps(&f, "b") && domain_filter_keeps(&f, "a"));
+	CHECK(domain_filter_keeps(&f, NULL));
+	char many[DOMAIN_FILTER_TEXT + 8];
+	memset(many, 'x', sizeof many - 1);
+	many[sizeof many - 1] = '\0';
+	CHECK(domain_filter_init(&f, many, NULL) == -1 && f.mode == DOMAIN_ALL);
+	CHECK(domain_filter_init(&f, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,a,b,c", NULL) == 0);
+	CHECK(f.n == 3);
+}
+
 int main(void)
 {
 	test_defaults();
@@ -143,5 +203,7 @@ int main(void)
 	test_file_source();
 	test_round_trip();
 	test_dump_and_pending();
+	test_seed_keys();
+	test_domain_filter();
 	return unit_done();
 }

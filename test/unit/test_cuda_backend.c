@@ -339,6 +339,15 @@ static void test_delivery(void)
 	CHECK(marks.n == 1 && marks.v[0].tid == worker_tid && marks.v[0].flags == RAW_MARKER_RANGE);
 	CHECK_STR(marks.name[0], "step");
 	CHECK(lost_total == 3 && lost_unlocked == 0);
+	/* mstx_domain_exclude ["default"]: the agent's filter reaches NVTX
+	 * (these markers name no domain: CUPTI's default) */
+	CHECK(domain_filter_init(&agent.domains, NULL, "default") == 0);
+	push_marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 6, "dropped", worker_cupti_tid);
+	push_marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 6, NULL, worker_cupti_tid);
+	push_marker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 7, "dropped too", worker_cupti_tid);
+	dev_backend_cuda.flush();
+	CHECK(marks.n == 1);
+	domain_filter_init(&agent.domains, NULL, NULL);
 }
 
 static void test_pause_resume(void)

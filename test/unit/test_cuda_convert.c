@@ -306,6 +306,49 @@ static void test_markers(void)
 	cuda_conv_free(&c);
 }
 
+/* mstx_domain_include / _exclude on NVTX domains: a dropped domain's
+ * ranges (start and end) and marks give nothing; the default domain is
+ * CUPTI's NULL. */
+static void test_marker_domains(void)
+{
+	struct cuda_conv c;
+	struct cuda_out o;
+	struct domain_filter f;
+	conv_setup(&c);
+	CHECK(domain_filter_init(&f, "kept", NULL) == 0);
+	c.domains = &f;
+	CUpti_ActivityMarker2 s1 = marker_rec(CUPTI_ACTIVITY_FLAG_MARKER_START, 1, 100, "in");
+	CUpti_ActivityMarker2 s2 = marker_rec(CUPTI_ACTIVITY_FLAG_MARKER_START, 2, 200, "out");
+	CUpti_ActivityMarker2 s3 = marker_rec(CUPTI_ACTIVITY_FLAG_MARKER_START, 3, 250, "dflt");
+	s1.domain = "kept";
+	s2.domain = "other";
+	CUpti_ActivityMarker2 e2 = marker_rec(CUPTI_ACTIVITY_FLAG_MARKER_END, 2, 300, NULL);
+	CUpti_ActivityMarker2 e3 = marker_rec(CUPTI_ACTIVITY_FLAG_MARKER_END, 3, 350, NULL);
+	CUpti_ActivityMarker2 e1 = marker_rec(CUPTI_ACTIVITY_FLAG_MARKER_END, 1, 400, NULL);
+	CUpti_ActivityMarker2 m1 = marker_rec(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 4, 50, "a");
+	CUpti_ActivityMarker2 m2 = marker_rec(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 5, 60, "b");
+	m1.domain = "kept";
+	m2.domain = "other";
+	uint64_t filtered = c.stats.filtered;
+	CHECK(cuda_convert(&c, &s1, &o) == CUDA_OUT_SKIP);
+	CHECK(cuda_convert(&c, &s2, &o) == CUDA_OUT_SKIP);
+	CHECK(cuda_convert(&c, &s3, &o) == CUDA_OUT_SKIP);
+	CHECK(c.open_used == 1);                      /* only "kept"'s start waits */
+	CHECK(cuda_convert(&c, &e2, &o) == CUDA_OUT_SKIP);
+	CHECK(cuda_convert(&c, &e3, &o) == CUDA_OUT_SKIP);
+	CHECK(cuda_convert(&c, &e1, &o) == CUDA_OUT_MARKER);
+	CHECK_STR(o.name, "in");
+	CHECK_STR(o.domain, "kept");
+	CHECK(cuda_convert(&c, &m1, &o) == CUDA_OUT_MARKER);
+	CHECK(cuda_convert(&c, &m2, &o) == CUDA_OUT_SKIP);
+	CHECK(c.stats.filtered == filtered + 3);
+	/* exclude: the default domain by its name */
+	CHECK(domain_filter_init(&f, NULL, "default") == 0);
+	CHECK(cuda_convert(&c, &s3, &o) == CUDA_OUT_SKIP && c.open_used == 0);
+	CHECK(cuda_convert(&c, &m2, &o) == CUDA_OUT_MARKER);
+	cuda_conv_free(&c);
+}
+
 /* Many ranges open at once, closed in an order unlike their opening: the
  * table grows and deletes without losing any. */
 static void test_markers_many(void)
@@ -416,6 +459,7 @@ int main(void)
 	test_sync_context();
 	test_memory();
 	test_markers();
+	test_marker_domains();
 	test_markers_many();
 	test_device();
 	test_overhead_and_other();

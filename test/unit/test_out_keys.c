@@ -7,6 +7,8 @@
  * those of an earlier parse removed); the rates' quantiles.
  * gc_detect: collections paired into "GC" ranges and gc_record.csv rows,
  * one cut by the stream's end, a start without its stop.
+ * mstx domains: marks, ranges and cross-thread ranges of a named domain
+ * say it in their args; the default domain's do not.
  */
 #include "unit/parsed.h"
 
@@ -238,6 +240,58 @@ static void test_no_gc(void)
 	free(run);
 }
 
+static void domain_records(struct raw_writer *w, uint64_t ts, const char *dom)
+{
+	uint32_t d = dom ? raw_writer_intern(w, dom, ts) : 0;
+	struct raw_range_push p = { raw_writer_intern(w, "r", ts), d };
+	raw_writer_emit(w, RAW_REC_RANGE_PUSH, ts, &p, sizeof p);
+	struct raw_mark m = { raw_writer_intern(w, "m", ts), d };
+	raw_writer_emit(w, RAW_REC_MARK, ts + 1, &m, sizeof m);
+	rg_pop(w, ts + 2);
+	struct raw_range_start s = { ts, raw_writer_intern(w, "x", ts), d };
+	raw_writer_emit(w, RAW_REC_RANGE_START, ts + 3, &s, sizeof s);
+	rg_end(w, ts + 4, ts);
+}
+
+static const char *domain_arg(const cJSON *e)
+{
+	const cJSON *a = e ? cJSON_GetObjectItemCaseSensitive(e, "args") : NULL;
+	const cJSON *d = a ? cJSON_GetObjectItemCaseSensitive(a, "domain") : NULL;
+	return cJSON_IsString(d) ? d->valuestring : NULL;
+}
+
+static void test_domains(void)
+{
+	struct raw_writer w;
+	char *d, *run = new_run("mstx-domains", &w, &d);
+	domain_records(&w, T + 100, "comm \"x\"");
+	domain_records(&w, T + 200, NULL);
+	struct raw_range_push open = { raw_writer_intern(&w, "open", T), raw_writer_intern(&w, "b", T) };
+	raw_writer_emit(&w, RAW_REC_RANGE_PUSH, T + 300, &open, sizeof open);   /* unfinished */
+	raw_writer_close(&w);
+	free(d);
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK);
+	CHECK_STR(domain_arg(find(p.trace, "X", "r", 0)), "comm \"x\"");
+	CHECK_STR(domain_arg(find(p.trace, "i", "m", 0)), "comm \"x\"");
+	CHECK_STR(domain_arg(find(p.trace, "b", "x", 0)), "comm \"x\"");
+	CHECK(domain_arg(find(p.trace, "e", "x", 0)) == NULL);
+	const cJSON *r = find(p.trace, "X", "r", 0);
+	CHECK(r && ns_of(r, "ts") == rel(100) && ns_of(r, "dur") == 2);
+	CHECK(find(p.trace, "X", "r", 1) && !cJSON_GetObjectItemCaseSensitive(
+		      find(p.trace, "X", "r", 1), "args"));
+	CHECK(find(p.trace, "i", "m", 1) && domain_arg(find(p.trace, "i", "m", 1)) == NULL);
+	CHECK(find(p.trace, "b", "x", 1) && domain_arg(find(p.trace, "b", "x", 1)) == NULL);
+	const cJSON *o = find(p.trace, "X", "open", 0);
+	const cJSON *oa = o ? cJSON_GetObjectItemCaseSensitive(o, "args") : NULL;
+	CHECK_STR(domain_arg(o), "b");
+	CHECK(oa && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(oa, "unfinished")));
+	parsed_free(&p);
+	rg_rmrf(run);
+	free(run);
+}
+
 int main(void)
 {
 	B = raw_clock_ns(CLOCK_MONOTONIC);
@@ -247,5 +301,6 @@ int main(void)
 	test_rate_quantile();
 	test_gc();
 	test_no_gc();
+	test_domains();
 	return unit_done();
 }

@@ -42,6 +42,15 @@ PROF_TX_API void prof_range_pop(void);
 PROF_TX_API uint64_t prof_range_start(const char *name);
 PROF_TX_API void prof_range_end(uint64_t id);
 
+/* The same in a named domain (as NVTX and mstx domains): the
+ * configuration's mstx_domain_include / mstx_domain_exclude keep or drop
+ * a domain's marks and ranges. The functions above use the default
+ * domain, named "default" in those lists, as is a NULL or "" domain.
+ * Close a domain's range with prof_range_pop / prof_range_end. */
+PROF_TX_API void prof_mark_domain(const char *domain, const char *message);
+PROF_TX_API void prof_range_push_domain(const char *domain, const char *name);
+PROF_TX_API uint64_t prof_range_start_domain(const char *domain, const char *name);
+
 /* A training or inference step ends here; the next one begins. */
 PROF_TX_API void prof_step(void);
 

@@ -359,6 +359,7 @@ static void cuda_conv_setup(void)
 	c->kernel_name = cuda_demangle;
 	c->recording_at = cuda_window_at;
 	c->filter_kernels = cuda_keeps_kernels();
+	c->domains = &agent.domains;
 }
 
 static void cuda_atexit(void);

@@ -341,6 +341,16 @@ static enum cuda_out_kind cuda_marker_end(struct cuda_conv *c, const CUpti_Activ
 	return CUDA_OUT_MARKER;
 }
 
+/* Marks and range starts of a dropped domain are skipped (counted as
+ * filtered); the range's end then finds no start and is skipped too. */
+static bool cuda_marker_domain_kept(struct cuda_conv *c, const CUpti_ActivityMarker2 *m)
+{
+	if (!c->domains || domain_filter_keeps(c->domains, m->domain))
+		return true;
+	c->stats.filtered++;
+	return false;
+}
+
 static enum cuda_out_kind cuda_marker(struct cuda_conv *c, const CUpti_ActivityMarker2 *m,
 				      struct cuda_out *o)
 {
@@ -348,6 +358,9 @@ static enum cuda_out_kind cuda_marker(struct cuda_conv *c, const CUpti_ActivityM
 	uint32_t f = (uint32_t)m->flags;
 	if (!ts)
 		return CUDA_OUT_LOST;
+	if ((f & (CUPTI_ACTIVITY_FLAG_MARKER_START | CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS)) &&
+	    !cuda_marker_domain_kept(c, m))
+		return CUDA_OUT_SKIP;
 	if (f & CUPTI_ACTIVITY_FLAG_MARKER_START)
 		return cuda_marker_start(c, m, ts);
 	if (f & CUPTI_ACTIVITY_FLAG_MARKER_END)

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/domain_filter.h"
 #include "raw/raw_format.h"
 
 #define CUPTI_MIN_VERSION 13u        /* cuptiGetVersion() of CUDA 11.0 */
@@ -87,6 +88,9 @@ struct cuda_conv {
 	 * one, or its kind was off), except kernels when `filter_kernels`. */
 	bool (*recording_at)(uint64_t ts);
 	bool filter_kernels;
+	/* mstx_domain_include / _exclude for NVTX domains (CUPTI's marker
+	 * records name theirs; NULL is the default domain). NULL: keep all. */
+	const struct domain_filter *domains;
 	/* Internal. */
 	struct cuda_marker_open *open;
 	uint32_t open_cap, open_used;

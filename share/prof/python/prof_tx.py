@@ -8,7 +8,13 @@ on PYTHONPATH, or wrap the import in try/except ImportError).
     import prof_tx
     with prof_tx.range("data"):
         batch = next(loader)
+    with prof_tx.range("allreduce", domain="comm"):
+        ...
     prof_tx.step()
+
+Marks and ranges belong to a domain (`domain=`, as NVTX's and mstx's;
+the default domain is named "default"): the configuration's
+mstx_domain_include / mstx_domain_exclude keep or drop a domain's.
 """
 import ctypes
 import functools
@@ -32,12 +38,16 @@ def _load():
     for name in ("prof_mark", "prof_range_push"):
         getattr(lib, name).argtypes = [ctypes.c_char_p]
     lib.prof_range_pop.argtypes = []
+    if hasattr(lib, "prof_mark_domain"):  # an older agent: every domain is the default
+        for name in ("prof_mark_domain", "prof_range_push_domain"):
+            getattr(lib, name).argtypes = [ctypes.c_char_p, ctypes.c_char_p]
     for name in ("prof_add_metadata", "prof_add_metadata_json"):
         getattr(lib, name).argtypes = [ctypes.c_char_p, ctypes.c_char_p]
     return lib
 
 
 _lib = _load()
+_domains = _lib is not None and hasattr(_lib, "prof_mark_domain")
 
 
 def enabled():
@@ -49,16 +59,23 @@ def _b(text):
     return text.encode("utf-8", "replace") if isinstance(text, str) else bytes(text)
 
 
-def mark(message):
-    """An instant event on this thread."""
+def mark(message, domain=None):
+    """An instant event on this thread, in `domain` (None: the default)."""
     if _lib:
-        _lib.prof_mark(_b(message))
+        if domain and _domains:
+            _lib.prof_mark_domain(_b(domain), _b(message))
+        else:
+            _lib.prof_mark(_b(message))
 
 
-def range_push(name):
-    """Open a range on this thread; ranges nest."""
+def range_push(name, domain=None):
+    """Open a range on this thread, in `domain` (None: the default); ranges
+    nest, whatever their domains."""
     if _lib:
-        _lib.prof_range_push(_b(name))
+        if domain and _domains:
+            _lib.prof_range_push_domain(_b(domain), _b(name))
+        else:
+            _lib.prof_range_push(_b(name))
 
 
 def range_pop():
@@ -68,19 +85,21 @@ def range_pop():
 
 
 class range:  # noqa: A001 - the API's name, as in nvtx.range
-    """A range as a context manager or a decorator:
+    """A range as a context manager or a decorator, in `domain` (None: the
+    default):
 
         with prof_tx.range("forward"): ...
 
-        @prof_tx.range("load")
+        @prof_tx.range("load", domain="data")
         def load(): ...
     """
 
-    def __init__(self, name):
+    def __init__(self, name, domain=None):
         self.name = name
+        self.domain = domain
 
     def __enter__(self):
-        range_push(self.name)
+        range_push(self.name, self.domain)
         return self
 
     def __exit__(self, *exc):
