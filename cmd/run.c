@@ -14,7 +14,9 @@
  * the agent), 126/127 for a command that cannot be run, as in the shell.
  */
 #define _GNU_SOURCE
+#include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -46,6 +48,7 @@
 #include "run/info.h"
 #include "run/notices.h"
 #include "run/rundir.h"
+#include "run/windows.h"
 
 extern char **environ;
 
@@ -68,7 +71,7 @@ struct run_flag {
 enum { OPT_CONFIG = 256, OPT_NO_PARSE, OPT_DELAY, OPT_DURATION, OPT_SAMPLING,
        OPT_START_PAUSED, OPT_ACTIVITIES, OPT_SKIP_FIRST, OPT_WAIT, OPT_WARMUP, OPT_ACTIVE,
        OPT_REPEAT, OPT_RECORD_SHAPES, OPT_WITH_STACK, OPT_DYNAMIC, OPT_ARCHIVE,
-       OPT_STORAGE_LIMIT };
+       OPT_STORAGE_LIMIT, OPT_CYCLE_RESULTS };
 
 static const struct run_flag run_flags[] = {
 	{ "output", 1, 'o', "output_path", NULL, "DIR",
@@ -97,6 +100,8 @@ static const struct run_flag run_flags[] = {
 	  "schedule: steps recorded in each cycle (a schedule needs it)" },
 	{ "repeat", 1, OPT_REPEAT, "schedule.repeat", NULL, "N",
 	  "schedule: cycles, 0 for as long as the program steps" },
+	{ "cycle-results", 0, OPT_CYCLE_RESULTS, "cycle_results", "true", NULL,
+	  "with a schedule: each cycle parsed into RUN_DIR/cycles/ as it ends" },
 	{ "record-shapes", 0, OPT_RECORD_SHAPES, "record_shapes", "true", NULL,
 	  "record operator input shapes and types" },
 	{ "with-stack", 0, OPT_WITH_STACK, "with_stack", "true", NULL,
@@ -119,6 +124,7 @@ struct run_args {
 	struct { const struct run_flag *f; const char *value; } set[RUN_MAX_FLAGS];
 	int nset;
 	char **cmd;           /* the program and its arguments */
+	bool session;         /* prof session: no CMD, the parent is the program */
 };
 
 struct run_ctx {
@@ -141,6 +147,12 @@ struct run_ctx {
 	const char *dynamic_dir;
 	struct dyn_watch dyn;
 	struct run_notices notices;   /* what the processes asked to say */
+	struct win_queue win;         /* a result per window (run/windows.h) */
+	/* prof session: the Python process that started prof and profiles
+	 * itself (share/prof/python/prof); 0 under prof run. */
+	pid_t program;
+	bool session;
+	char **program_argv;          /* prof session: its command line */
 };
 
 static void run_usage(FILE *out)
@@ -204,7 +216,9 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
 {
 	struct option lo[sizeof run_flags / sizeof run_flags[0]];
 	run_fill_longopts(lo);
+	bool session = a->session;
 	memset(a, 0, sizeof *a);
+	a->session = session;
 	opterr = 0;
 	optind = 1;
 	int c;
@@ -224,6 +238,14 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
 			a->set[a->nset].f = f;
 			a->set[a->nset++].value = f->has_arg ? optarg : f->value;
 		}
+	}
+	if (a->session) {
+		if (optind < argc) {
+			fprintf(stderr, "prof session: takes no command (the program is the "
+				"process that started it)\n");
+			return 2;
+		}
+		return 0;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "prof run: no command given\n");
@@ -307,7 +329,9 @@ static int run_make_dir(struct run_ctx *r)
 	char err[RUNDIR_ERR_MAX], name[512];
 	if (rundir_check_output(r->cfg.output_path, err, sizeof err))
 		goto fail;
-	rundir_name(name, sizeof name, r->host, getpid(), r->first.real_ns);
+	/* prof session's run is the program's: named by its pid */
+	rundir_name(name, sizeof name, r->host, r->program ? r->program : getpid(),
+		    r->first.real_ns);
 	/* With --delay the tree starts paused: the timer switches it on. */
 	if (rundir_create(&r->rd, r->cfg.output_path, name, r->cfg.delay_s <= 0,
 			  err, sizeof err))
@@ -376,6 +400,9 @@ static int run_setup(struct run_ctx *r)
 	run_start_pair(r);
 	if (run_write_info(r))
 		return 1;
+	char err[512];
+	if (win_start(&r->win, r->rd.path, NULL, err, sizeof err))
+		fprintf(stderr, "prof: warning: no result per window: %s\n", err);
 	int rc = sig_setup(&r->sig);
 	if (rc) {
 		fprintf(stderr, "prof: cannot set up signal handling: %s\n", strerror(-rc));
@@ -397,8 +424,9 @@ static uint32_t run_fw_flags(const struct prof_config *c)
 	       (c->profile_memory ? PROF_FW_MEMORY : 0) | (c->with_modules ? PROF_FW_MODULES : 0);
 }
 
-/* 0, or the shell's status when the program could not be executed. */
-static int run_spawn(struct run_ctx *r)
+/* The program's environment: ours with the agent's configuration. NULL
+ * when memory ran out (said). */
+static char **run_child_env(struct run_ctx *r)
 {
 	char act[32], sched[96] = "";
 	run_activities(r->cfg.activities, act, sizeof act);
@@ -413,6 +441,7 @@ static int run_spawn(struct run_ctx *r)
 		.start_paused = r->cfg.start_paused,
 		.schedule = sched[0] ? sched : NULL, .fw_flags = run_fw_flags(&r->cfg),
 		.dynamic = r->dynamic_dir != NULL,
+		.cycle_results = r->cfg.cycle_results,
 		.device = (r->cfg.activities & CFG_ACT_DEVICE) != 0,
 	};
 	spawn_asan_opts(&eo);  /* PROF_SANITIZE builds: the ASan runtime first */
@@ -428,10 +457,17 @@ static int run_spawn(struct run_ctx *r)
 			eo.cuda_injection = r->agent;
 	}
 	char **env = spawn_env_build(environ, &eo);
-	if (!env) {
+	if (!env)
 		fprintf(stderr, "prof: out of memory building the environment\n");
+	return env;
+}
+
+/* 0, or the shell's status when the program could not be executed. */
+static int run_spawn(struct run_ctx *r)
+{
+	char **env = run_child_env(r);
+	if (!env)
 		return 1;
-	}
 	int rc = spawn_start(r->exe, r->cmd, env, &r->sig.saved_mask, &r->child);
 	spawn_env_free(env);
 	if (rc == 0)
@@ -467,7 +503,8 @@ static void run_fire_timers(struct run_ctx *r, uint64_t now)
 static struct timespec *run_timeout(const struct run_ctx *r, uint64_t now, struct timespec *ts)
 {
 	uint64_t next = r->delay_end ? r->delay_end : r->duration_end;
-	if (r->dynamic_dir && (!next || next > now + RUN_DYNAMIC_POLL_NS))
+	/* --dynamic edits and window requests are polled */
+	if (!next || next > now + RUN_DYNAMIC_POLL_NS)
 		next = now + RUN_DYNAMIC_POLL_NS;
 	if (!next)
 		return NULL;
@@ -534,7 +571,7 @@ static bool run_reap(struct run_ctx *r)
 			continue;
 		if (p <= 0)
 			return p < 0;   /* ECHILD: the whole tree is gone */
-		if (p != r->child.pid)
+		if (win_reaped(&r->win, p, st) || p != r->child.pid)
 			continue;
 		r->status = st;
 		r->have_status = true;
@@ -552,10 +589,36 @@ static void run_loop(struct run_ctx *r)
 		run_fire_timers(r, raw_clock_ns(CLOCK_MONOTONIC));
 		if (r->dynamic_dir)
 			dyn_poll(&r->dyn, r->rd.control);
+		win_poll(&r->win);
 		struct sig_got g;
 		while (sig_next(&r->sig, &g) > 0)
 			if (sig_is_forwarded(g.signo))
 				run_forward(r, &g);
+	}
+}
+
+/* prof session: until the program closes the pipe it holds (it finished,
+ * or died), or prof is told to stop. Window parses are reaped meanwhile. */
+static void run_session_loop(struct run_ctx *r)
+{
+	for (bool end = false; !end;) {
+		run_reap(r);
+		uint64_t now = raw_clock_ns(CLOCK_MONOTONIC);
+		run_fire_timers(r, now);
+		struct timespec ts;
+		struct pollfd pfd[2] = { { .fd = r->sig.fd, .events = POLLIN },
+					 { .fd = STDIN_FILENO, .events = POLLIN } };
+		ppoll(pfd, 2, run_timeout(r, now, &ts), NULL);
+		char buf[256];
+		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
+			end = read(STDIN_FILENO, buf, sizeof buf) <= 0 || (pfd[1].revents & POLLNVAL);
+		run_fire_timers(r, raw_clock_ns(CLOCK_MONOTONIC));
+		if (r->dynamic_dir)
+			dyn_poll(&r->dyn, r->rd.control);
+		win_poll(&r->win);
+		struct sig_got g;
+		while (sig_next(&r->sig, &g) > 0)
+			end |= sig_is_forwarded(g.signo);
 	}
 }
 
@@ -720,6 +783,96 @@ static void run_late_signals(const struct run_ctx *r)
 	sig_late_setup(msg);
 }
 
+/* prof session: what the program sets in its own environment before it
+ * loads the agent, as one JSON object on stdout ({"run_dir", "agent",
+ * "env": {NAME: VALUE}}: the variables that differ from ours, which are
+ * its own), then stdout closed. 0 or 1 (said). */
+static int run_publish(struct run_ctx *r)
+{
+	char **env = run_child_env(r);
+	if (!env)
+		return 1;
+	cJSON *o = cJSON_CreateObject(), *vars = cJSON_AddObjectToObject(o, "env");
+	cJSON_AddStringToObject(o, "run_dir", r->rd.path);
+	cJSON_AddStringToObject(o, "agent", r->agent);
+	for (char **e = env; *e; e++) {
+		char *eq = strchr(*e, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		const char *mine = getenv(*e);
+		if (!mine || strcmp(mine, eq + 1) != 0)
+			cJSON_AddStringToObject(vars, *e, eq + 1);
+		*eq = '=';
+	}
+	spawn_env_free(env);
+	char *text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	int rc = text && printf("%s\n", text) > 0 && fflush(stdout) == 0 ? 0 : 1;
+	free(text);
+	if (rc)
+		fprintf(stderr, "prof session: cannot write to the program's pipe\n");
+	/* the program reads to EOF; our stdout is its pipe, nothing else */
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
+	return rc;
+}
+
+/* The host sampler over `root`'s tree, and the device's when recorded. */
+static void run_start_samplers(struct run_ctx *r, pid_t root)
+{
+	uint32_t ms = r->cfg.sampling_interval_ms;
+	int rc;
+	if (ms && (rc = sampler_start(&r->sampler, r->rd.launcher_fd, ms, root)))
+		fprintf(stderr, "prof: warning: host sampling off: cannot create %s/%s/%s/%s: %s\n",
+			r->rd.path, PROF_RAW_DIR, PROF_LAUNCHER_STREAMS, SAMPLER_STREAM,
+			strerror(-rc));
+	if (ms && (r->cfg.activities & CFG_ACT_DEVICE))
+		launcher_device_start(&r->dev, r->rd.fd, r->rd.launcher_fd, ms);
+}
+
+/* The program is gone: samplers stopped, the run's streams closed. */
+static void run_end(struct run_ctx *r)
+{
+	sampler_stop(r->sampler);
+	r->sampler = NULL;
+	launcher_device_stop(&r->dev);
+	rundir_finish(&r->rd);
+	/* The late handlers go in while the signals are still blocked: one
+	 * that comes between the unmasking and their setup would otherwise
+	 * end prof by its default action, silently. */
+	run_late_signals(r);
+	sig_teardown(&r->sig);
+}
+
+/* prof session's end: the program closed its pipe. */
+static int run_session(struct run_ctx *r)
+{
+	int rc = run_publish(r);
+	if (rc) {
+		sig_teardown(&r->sig);
+		run_finish_info(r, rc, 0);
+		return rc;
+	}
+	r->info.child_pid = (int)r->program;
+	run_write_info(r);
+	run_set_timers(r);
+	run_start_samplers(r, r->program);
+	run_session_loop(r);
+	run_end(r);
+	run_finish_info(r, 0, 0);
+	win_drain(&r->win);
+	run_parse(r);
+	win_report(&r->win, stderr);
+	run_report_storage(r);
+	run_report_disk(r);
+	run_report_notices(r);
+	return 0;
+}
+
 /* From the fork to the end. Returns prof's exit status. */
 static int run_program(struct run_ctx *r)
 {
@@ -732,27 +885,15 @@ static int run_program(struct run_ctx *r)
 	r->info.child_pid = (int)r->child.pid;
 	run_write_info(r);
 	run_set_timers(r);
-	uint32_t ms = r->cfg.sampling_interval_ms;
-	if (ms && (rc = sampler_start(&r->sampler, r->rd.launcher_fd, ms, getpid())))
-		fprintf(stderr, "prof: warning: host sampling off: cannot create %s/%s/%s/%s: %s\n",
-			r->rd.path, PROF_RAW_DIR, PROF_LAUNCHER_STREAMS, SAMPLER_STREAM,
-			strerror(-rc));
-	if (ms && (r->cfg.activities & CFG_ACT_DEVICE))
-		launcher_device_start(&r->dev, r->rd.fd, r->rd.launcher_fd, ms);
+	run_start_samplers(r, getpid());
 	run_loop(r);
-	sampler_stop(r->sampler);
-	r->sampler = NULL;
-	launcher_device_stop(&r->dev);
-	rundir_finish(&r->rd);
-	/* The late handlers go in while the signals are still blocked: one
-	 * that comes between the unmasking and their setup would otherwise
-	 * end prof by its default action, silently. */
-	run_late_signals(r);
-	sig_teardown(&r->sig);
+	run_end(r);
 	int code, sig;
 	int status = run_mirror(r, &code, &sig);
 	run_finish_info(r, code, sig);
+	win_drain(&r->win);
 	run_parse(r);
+	win_report(&r->win, stderr);
 	run_report_storage(r);
 	run_report_disk(r);
 	run_report_notices(r);
@@ -762,6 +903,7 @@ static int run_program(struct run_ctx *r)
 static void run_free(struct run_ctx *r)
 {
 	dyn_stop(&r->dyn);
+	win_stop(&r->win);
 	run_notices_free(&r->notices);
 	rundir_close(&r->rd);
 	free(r->exe);
@@ -770,15 +912,43 @@ static void run_free(struct run_ctx *r)
 	cfg_free(&r->cfg);
 }
 
-int cmd_run(int argc, char **argv)
+/* /proc/PID/cmdline as an argv, for profiler_info.json; never NULL. */
+static char **run_program_argv(pid_t pid)
 {
-	struct run_args a;
+	static char *unknown[] = { "python", NULL };
+	char path[64], *text = NULL;
+	size_t n = 0, k = 0;
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	if (fs_read_file(path, &text, &n) != 0 || n == 0) {
+		free(text);
+		return unknown;
+	}
+	for (size_t i = 0; i < n; i++)
+		k += text[i] == '\0';
+	char **v = calloc(k + 2, sizeof *v);
+	if (!v) {
+		free(text);
+		return unknown;
+	}
+	k = 0;
+	for (size_t i = 0; i < n; i += strlen(text + i) + 1)
+		v[k++] = text + i;
+	return v;   /* text lives as long as prof: freed with the process */
+}
+
+static int run_main(int argc, char **argv, bool session)
+{
+	struct run_args a = { .session = session };
 	int rc = run_parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	struct run_ctx r;
 	memset(&r, 0, sizeof r);
 	r.cmd = a.cmd;
+	r.session = session;
+	r.program = session ? getppid() : 0;
+	if (session)
+		r.cmd = r.program_argv = run_program_argv(r.program);
 	r.dynamic_dir = a.dynamic_dir;
 	r.sig.fd = -1;
 	r.rd.fd = r.rd.raw_fd = r.rd.launcher_fd = -1;
@@ -790,11 +960,11 @@ int cmd_run(int argc, char **argv)
 		cfg_free(&r.cfg);
 		return 2;
 	}
-	rc = run_resolve(&r);
+	rc = session ? 0 : run_resolve(&r);
 	if (!rc)
 		rc = run_setup(&r);
 	if (!rc)
-		rc = run_program(&r);
+		rc = session ? run_session(&r) : run_program(&r);
 	run_free(&r);
 	/* The program died of a signal: so does prof, for the shell (a loop
 	 * stops at a Ctrl-C only when its command died of SIGINT) and CI
@@ -805,4 +975,18 @@ int cmd_run(int argc, char **argv)
 		sig_die(sig);
 	}
 	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	return run_main(argc, argv, false);
+}
+
+/* prof session [options]: prof run for a Python program that profiles
+ * itself (share/prof/python/prof, plain python): the program starts it
+ * with a pipe on stdin and stdout, reads the environment to set before it
+ * loads the agent, and closes the pipe when it ends; then the parse. */
+int cmd_session(int argc, char **argv)
+{
+	return run_main(argc, argv, true);
 }

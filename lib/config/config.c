@@ -111,6 +111,8 @@ static const struct cfg_key cfg_keys[] = {
 	  "integer ms, 0..60000, 0 = off", "host sampling period (default 20)", false },
 	{ "start_paused", T_BOOL, OFF(start_paused), 0, 0, NULL, "boolean",
 	  "record nothing until the program calls prof_start()", false },
+	{ "cycle_results", T_BOOL, OFF(cycle_results), 0, 0, NULL, "boolean",
+	  "with a schedule: each cycle's steps parsed into RUN_DIR/cycles/ while the job runs", false },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL, false },
 };
 

@@ -43,6 +43,7 @@ struct prof_config {
 	double duration_s;            /* 0: until the program ends */
 	uint32_t sampling_interval_ms;/* 20; 0 switches host sampling off */
 	bool start_paused;
+	bool cycle_results;           /* a result per schedule cycle, while the job runs */
 	uint64_t set_keys;            /* bit i: key i of the table was set by a source */
 };
 

@@ -324,6 +324,16 @@ static void agent_fini(void)
 	finish_before_exit(0);
 }
 
+/* The in-script profiler objects in a plain python (share/prof/python/prof)
+ * finish at their atexit, before they wait for prof session's parse: the
+ * streams must be closed by then, not at the destructor that follows.
+ * Not part of prof_tx.h. */
+__attribute__((visibility("default")))
+void prof_fw_finish(void)
+{
+	finish_before_exit(0);
+}
+
 /* Shells (dash) and Python's os._exit leave through _exit, which skips
  * destructors. */
 __attribute__((visibility("default"), noreturn))

@@ -125,6 +125,7 @@ static int spawn_env_add_agent(char **env, int n, const struct spawn_env_opts *o
 		{ PROF_AGENT_SCHEDULE, o->schedule },
 		{ PROF_AGENT_FW_FLAGS, fw },
 		{ PROF_AGENT_DYNAMIC, o->dynamic ? "1" : NULL },
+		{ PROF_AGENT_CYCLES, o->cycle_results ? "1" : NULL },
 		{ PROF_AGENT_DEVICE, o->device ? "1" : NULL },
 	};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {

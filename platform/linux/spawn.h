@@ -33,6 +33,7 @@ struct spawn_env_opts {
 	const char *schedule;      /* "skip_first,wait,warmup,active,repeat"; NULL: none */
 	uint32_t fw_flags;         /* PROF_FW_* collection switches */
 	bool dynamic;              /* record only in --dynamic windows */
+	bool cycle_results;        /* a result per schedule cycle (run/windows.h) */
 	bool device;               /* device activity (activities DEVICE) */
 	const char *cuda_injection; /* CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH
 				     * (the agent); NULL: neither is set */
