@@ -21,7 +21,6 @@ import os
 import shutil
 import socket
 import sys
-import tempfile
 import time
 
 from . import _runtime
@@ -383,8 +382,9 @@ class profile:
                 first = self._window_first
                 self._last_window = (first, self._rt.step_number() - 1) \
                     if first is not None and self._rt.step_number() - 1 >= first else (None, None)
-            tmp = tempfile.mkdtemp(prefix="prof_window_")
-            self._request_result(os.path.join(tmp, "result"), "export")
+            out = os.path.join(self._rt.run_dir, "exports", "%d.%d" % (os.getpid(),
+                                                                         self._windows))
+            self._request_result(out, "export")
         done = self._rt.wait_window(self._results[-1], timeout)
         if done.get("status") == 4:
             raise ProfError("prof: the window's result could not be written: %s"
