@@ -121,6 +121,38 @@ class InScript(ProfTestCase):
         self.assertEqual(sum(e.get("name") == "train_step" for e in trace["traceEvents"]), 2)
 
 
+class CudaAttach(ProfTestCase):
+    """A CUDA initialised before the object starts is attached then (the
+    stand-in libcupti, mapped as torch maps its own, and a library mapped
+    under libcuda's name: what a CUDA program has once cuInit ran)."""
+
+    def test_cuda_initialised_before_is_attached(self):
+        fake = os.path.join(BUILD, "test", "unit", "libcupti-fake.so")
+        if not os.path.exists(fake):
+            self.skipTest("built without the CUPTI headers")
+        cuda = os.path.join(self.tmp, "libcuda.so.1")
+        with open(fake, "rb") as f, open(cuda, "wb") as g:
+            g.write(f.read())
+        code = ("import ctypes\n"
+                "ctypes.CDLL(%r, mode=ctypes.RTLD_GLOBAL)\nctypes.CDLL(%r)\n"
+                "import prof\n"
+                "with prof.profile(activities=[prof.ProfilerActivity.CPU,"
+                " prof.ProfilerActivity.CUDA]) as p:\n    p.step()\n"
+                "print(p._rt.run_dir)\n" % (fake, cuda))
+        e = dict(os.environ, PYTHONPATH=PYDIR)
+        e.pop("PROF_AGENT_RUN_DIR", None)
+        p = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=e,
+                           cwd=self.tmp, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        run_dir = p.stdout.strip().splitlines()[-1]
+        log = ""
+        for path in glob.glob(os.path.join(run_dir, "logs", "agent-*.log")):
+            with open(path) as f:
+                log += f.read()
+        self.assertIn("cuda: tracing with CUPTI", log)
+        self.assertIn("libcupti-fake.so", log)
+
+
 class Errors(ProfTestCase):
     def run_py(self, code):
         e = dict(os.environ, PYTHONPATH=PYDIR)

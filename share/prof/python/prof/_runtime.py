@@ -12,8 +12,9 @@ are recorded too.
 
 What plain python cannot see that `prof run` sees: processes started before
 the first profiler object started (they have no agent), what ran before
-that moment, device activity (CUDA is not attached after the fact yet), and
-a process that leaves by os._exit is closed as a crash would be.
+that moment, the CUDA calls made before it (a CUDA already initialised is
+attached then, as Kineto attaches CUPTI), and a process that leaves by
+os._exit is closed as a crash would be.
 """
 import atexit
 import ctypes
@@ -75,6 +76,7 @@ class Runtime:
         self.session = session      # prof session's Popen, in plain python
         self.requests = 0
         self.owner = None           # the profiler object that holds the schedule
+        self.device = mode == "run"  # device activity can reach prof
 
     # -- the agent -------------------------------------------------------
     def step_number(self):
@@ -238,13 +240,38 @@ def get(options=None, analyse=True, output_path=None, dynamic=None):
     for k, v in info["env"].items():
         os.environ[k] = v
     lib = ctypes.CDLL(info["agent"], mode=ctypes.RTLD_GLOBAL)
+    attached = _attach_cuda(lib, info["env"])
     _runtime = Runtime(lib, info["run_dir"], "session", p)
+    _runtime.device = attached or bool(info["env"].get("CUDA_INJECTION64_PATH"))
     # Registered now, so it runs after the atexit functions registered
     # later (the hooks' last flush of operators).
     atexit.register(_runtime.finish)
     _install_hooks()
     _refresh_prof_tx()
     return _runtime
+
+
+def _cuda_mapped():
+    try:
+        with open("/proc/self/maps") as f:
+            return any("/libcuda.so" in line for line in f)
+    except OSError:
+        return False
+
+
+def _attach_cuda(lib, env):
+    """Device activity, when asked for: a CUDA initialised from now on calls
+    the agent's injection entry itself (CUDA_INJECTION64_PATH is set); one
+    already initialised (libcuda mapped) is attached here, as Kineto
+    attaches CUPTI at run time. The entry runs once whoever calls it."""
+    if env.get("PROF_AGENT_DEVICE") != "1" or not env.get("CUDA_INJECTION64_PATH"):
+        return False
+    entry = getattr(lib, "InitializeInjection", None)
+    if entry is None or not _cuda_mapped():
+        return False
+    entry.restype = ctypes.c_int
+    entry()
+    return True
 
 
 def _install_hooks():

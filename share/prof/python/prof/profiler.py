@@ -297,12 +297,10 @@ class profile:
             _say("experimental_config %s: not applied (%s)" % (key, why))
         if self.with_flops:
             _say("with_flops: not applied (prof does not count FLOPs yet)")
-        if self._rt.mode == "session" and ProfilerActivity.CUDA in self.activities:
-            devs = sys.modules.get("torch")
-            if devs is not None and getattr(getattr(devs, "cuda", None), "is_initialized",
-                                            lambda: False)():
-                _say("device activity is not recorded in a plain python process (CUDA "
-                     "was initialised before prof); run the script under `prof run` for it")
+        if self._rt.mode == "session" and ProfilerActivity.CUDA in self.activities and \
+                _runtime._cuda_mapped() and not self._rt.device:
+            _say("device activity is not recorded: this prof was built without CUDA "
+                 "support, or device activity is off")
 
     # -- torch's interface ----------------------------------------------------
     def __enter__(self):
