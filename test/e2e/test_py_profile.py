@@ -121,6 +121,29 @@ class InScript(ProfTestCase):
         self.assertEqual(sum(e.get("name") == "train_step" for e in trace["traceEvents"]), 2)
 
 
+class DynamicProfile(ProfTestCase):
+    def test_plain_python_dynamic_profile(self):
+        d = os.path.join(self.tmp, "dyn")
+        e = dict(os.environ, PYTHONPATH=PYDIR)
+        e.pop("PROF_AGENT_RUN_DIR", None)
+        p = subprocess.run([PYTHON, os.path.join(SRC, "test", "workloads", "dynamic_inscript.py"),
+                            d], capture_output=True, text=True, env=e, cwd=self.tmp, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(d, "prof_dynamic.log")) as f:
+            self.assertIn("activation 1: recording 2 steps", f.read())
+        runs = glob.glob(os.path.join(self.tmp, "prof_data", "*_prof"))
+        self.assertEqual(len(runs), 1, p.stderr)
+        # edited during step 3: the next two steps record
+        self.assertEqual(steps_of(runs[0]), [4, 5])
+
+    def test_under_prof_run_without_dynamic_refused(self):
+        d = os.path.join(self.tmp, "dyn")
+        run = self.prof_run([PYTHON, "-c", "from prof import dynamic_profile as dp\n"
+                             "dp.init(%r)" % d])
+        self.assertNotEqual(run.rc, 0)
+        self.assertIn("without --dynamic; run it as `prof run --dynamic", run.stderr)
+
+
 class CudaAttach(ProfTestCase):
     """A CUDA initialised before the object starts is attached then (the
     stand-in libcupti, mapped as torch maps its own, and a library mapped
