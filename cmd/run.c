@@ -848,48 +848,27 @@ static void run_end(struct run_ctx *r)
 	sig_teardown(&r->sig);
 }
 
-/* prof session's end: the program closed its pipe. */
-static int run_session(struct run_ctx *r)
-{
-	int rc = run_publish(r);
-	if (rc) {
-		sig_teardown(&r->sig);
-		run_finish_info(r, rc, 0);
-		return rc;
-	}
-	r->info.child_pid = (int)r->program;
-	run_write_info(r);
-	run_set_timers(r);
-	run_start_samplers(r, r->program);
-	run_session_loop(r);
-	run_end(r);
-	run_finish_info(r, 0, 0);
-	win_drain(&r->win);
-	run_parse(r);
-	win_report(&r->win, stderr);
-	run_report_storage(r);
-	run_report_disk(r);
-	run_report_notices(r);
-	return 0;
-}
-
-/* From the fork to the end. Returns prof's exit status. */
+/* From the fork (prof session: from the program's pipe) to the end.
+ * Returns prof's exit status. */
 static int run_program(struct run_ctx *r)
 {
-	int rc = run_spawn(r);
+	int rc = r->session ? run_publish(r) : run_spawn(r);
 	if (rc) {
 		sig_teardown(&r->sig);
 		run_finish_info(r, rc, 0);
 		return rc;
 	}
-	r->info.child_pid = (int)r->child.pid;
+	r->info.child_pid = r->session ? (int)r->program : (int)r->child.pid;
 	run_write_info(r);
 	run_set_timers(r);
-	run_start_samplers(r, getpid());
-	run_loop(r);
+	run_start_samplers(r, r->session ? r->program : getpid());
+	if (r->session)
+		run_session_loop(r);
+	else
+		run_loop(r);
 	run_end(r);
-	int code, sig;
-	int status = run_mirror(r, &code, &sig);
+	int code = 0, sig = 0;
+	int status = r->session ? 0 : run_mirror(r, &code, &sig);
 	run_finish_info(r, code, sig);
 	win_drain(&r->win);
 	run_parse(r);
@@ -964,7 +943,7 @@ static int run_main(int argc, char **argv, bool session)
 	if (!rc)
 		rc = run_setup(&r);
 	if (!rc)
-		rc = session ? run_session(&r) : run_program(&r);
+		rc = run_program(&r);
 	run_free(&r);
 	/* The program died of a signal: so does prof, for the shell (a loop
 	 * stops at a Ctrl-C only when its command died of SIGINT) and CI
