@@ -48,6 +48,9 @@ struct raw_control {
 	 * bit r of dyn_ranks is rank r. */
 	uint32_t dyn_is_rank;
 	uint64_t dyn_ranks[RAW_DYN_RANK_WORDS];
+	/* The request's warm-up steps, before its dyn_active recorded ones
+	 * (inside the seqlock too). */
+	uint32_t dyn_warmup;
 };
 
 #endif
