@@ -1,7 +1,8 @@
 /*
  * prof run [options] -- CMD [ARGS...]
  *
- * The launcher: configuration (defaults < PROF_OPTIONS < --config < flags),
+ * The launcher: configuration (defaults < MS_PROFILER_OPTIONS < PROF_OPTIONS
+ * < --config < flags, notes on what cannot act said before anything starts),
  * the run directory, the child under the agent (in prof's process group,
  * so the terminal treats both as one job), the host sampler, a signalfd
  * loop that forwards the signals sent to prof alone, drives
@@ -155,6 +156,12 @@ struct run_ctx {
 	char **program_argv;          /* prof session: its command line */
 };
 
+static void run_usage_seed(FILE *out, const struct cfg_key_doc *d)
+{
+	for (; d->key; d++)
+		fprintf(out, "  %s -> %s%s%s\n", d->key, d->type, *d->help ? ": " : "", d->help);
+}
+
 static void run_usage(FILE *out)
 {
 	fprintf(out, "usage: prof run [options] -- CMD [ARGS...]\n\n"
@@ -179,9 +186,17 @@ static void run_usage(FILE *out)
 		fprintf(out, "  %-28s %s\n", left, f->help);
 	}
 	fprintf(out, "\nConfiguration keys (PROF_OPTIONS='{\"key\": value}' or --config FILE;\n"
-		"flags override the file, which overrides PROF_OPTIONS):\n");
+		"flags override the file, which overrides PROF_OPTIONS, which overrides\n"
+		"MS_PROFILER_OPTIONS):\n");
 	for (const struct cfg_key_doc *d = cfg_key_docs(); d->key; d++)
 		fprintf(out, "  %-22s %-28s %s\n", d->key, d->type, d->help);
+	fprintf(out, "\ntorch_npu's profiler_config.json keys, also read from PROF_OPTIONS and\n"
+		"--config (key -> prof's key):\n");
+	run_usage_seed(out, cfg_torch_key_docs());
+	fprintf(out, "\nMindSpore's keys, read from MS_PROFILER_OPTIONS='{\"start\": true, ...}':\n");
+	run_usage_seed(out, cfg_ms_key_docs());
+	fprintf(out, "\nA key that cannot act here as asked (\"note\" above; later-release keys)\n"
+		"is named on one line before the program starts.\n");
 }
 
 static void run_fill_longopts(struct option *lo)
@@ -256,12 +271,22 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
+/* Each key that cannot act as asked, on a line of its own. */
+static void run_say_notes(const struct prof_config *c)
+{
+	for (size_t i = 0; i < c->nnotes; i++)
+		fprintf(stderr, "prof: note: %s: key \"%s\": %s\n", c->notes[i].source,
+			c->notes[i].key, c->notes[i].why);
+}
+
 static int run_load_config(const struct run_args *a, struct prof_config *c)
 {
 	struct cfg_error err = { "" };
 	char source[64];
-	const char *env = getenv("PROF_OPTIONS");
+	const char *ms = getenv(CFG_MS_SOURCE), *env = getenv("PROF_OPTIONS");
 	cfg_defaults(c);
+	if (ms && *ms && cfg_apply_ms_options(c, ms, &err))
+		goto fail;
 	if (env && *env && cfg_apply_json(c, env, "PROF_OPTIONS", &err))
 		goto fail;
 	if (a->config_file && cfg_apply_file(c, a->config_file, &err))
@@ -273,11 +298,7 @@ static int run_load_config(const struct run_args *a, struct prof_config *c)
 	}
 	if (cfg_validate(c, &err))
 		goto fail;
-	char pending[256];
-	cfg_pending_keys(c, pending, sizeof pending);
-	if (pending[0])
-		fprintf(stderr, "prof: warning: %s: checked and recorded, but not acted on "
-			"in this release\n", pending);
+	run_say_notes(c);
 	return 0;
 fail:
 	fprintf(stderr, "prof: %s\n", err.msg);
@@ -424,16 +445,46 @@ static uint32_t run_fw_flags(const struct prof_config *c)
 	       (c->profile_memory ? PROF_FW_MEMORY : 0) | (c->with_modules ? PROF_FW_MODULES : 0);
 }
 
+/* is_rank's list for the agent, one rank each ("0,3"; "" for none) into
+ * *out (malloc'd); NULL without is_rank. 0, or -1 for want of memory. */
+static int run_ranks(const struct prof_config *c, char **out)
+{
+	uint64_t *v = NULL;
+	size_t n = 0, len = 0;
+	char why[160];
+	*out = NULL;
+	if (!c->is_rank)
+		return 0;
+	/* checked when it was read: cannot fail but for memory */
+	if (c->rank_list && *c->rank_list &&
+	    cfg_parse_step_list(c->rank_list, &v, &n, why, sizeof why))
+		return -1;
+	size_t cap = n * 6 + 1;   /* ranks are below CFG_RANKS: 4 digits and a comma */
+	*out = malloc(cap);
+	for (size_t i = 0; *out && i < n; i++)
+		len += (size_t)snprintf(*out + len, cap - len, "%s%llu", i ? "," : "",
+					(unsigned long long)v[i]);
+	if (*out)
+		(*out)[len] = '\0';
+	free(v);
+	return *out ? 0 : -1;
+}
+
 /* The program's environment: ours with the agent's configuration. NULL
  * when memory ran out (said). */
 static char **run_child_env(struct run_ctx *r)
 {
-	char act[32], sched[96] = "";
-	run_activities(r->cfg.activities, act, sizeof act);
+	char act[32], sched[96] = "", *ranks;
+	uint32_t activities = cfg_activities(&r->cfg);
+	run_activities(activities, act, sizeof act);
 	const struct cfg_schedule *s = &r->cfg.schedule;
 	if (s->set)
 		snprintf(sched, sizeof sched, "%u,%u,%u,%u,%u", s->skip_first, s->wait,
 			 s->warmup, s->active, s->repeat);
+	if (run_ranks(&r->cfg, &ranks)) {
+		fprintf(stderr, "prof: out of memory building the environment\n");
+		return NULL;
+	}
 	struct spawn_env_opts eo = {
 		.agent_path = r->agent, .python_dir = r->pydir, .run_dir = r->rd.path,
 		.clock = r->clock == RAW_CLOCK_TSC ? "tsc" : "mono",
@@ -442,7 +493,8 @@ static char **run_child_env(struct run_ctx *r)
 		.schedule = sched[0] ? sched : NULL, .fw_flags = run_fw_flags(&r->cfg),
 		.dynamic = r->dynamic_dir != NULL,
 		.cycle_results = r->cfg.cycle_results,
-		.device = (r->cfg.activities & CFG_ACT_DEVICE) != 0,
+		.device = (activities & CFG_ACT_DEVICE) != 0,
+		.tx_off = !r->cfg.msprof_tx, .ranks = ranks,
 	};
 	spawn_asan_opts(&eo);  /* PROF_SANITIZE builds: the ASan runtime first */
 	/* With device activity off too: the agent then only holds CUPTI
@@ -457,6 +509,7 @@ static char **run_child_env(struct run_ctx *r)
 			eo.cuda_injection = r->agent;
 	}
 	char **env = spawn_env_build(environ, &eo);
+	free(ranks);
 	if (!env)
 		fprintf(stderr, "prof: out of memory building the environment\n");
 	return env;
@@ -578,6 +631,16 @@ static bool run_reap(struct run_ctx *r)
 	}
 }
 
+/* An accepted --dynamic edit: its result, with "analyse": true, goes to
+ * its prof_dir. */
+static void run_dyn_poll(struct run_ctx *r)
+{
+	if (r->dynamic_dir && dyn_poll(&r->dyn, r->rd.control) == 1 && r->dyn.last_analyse &&
+	    win_dynamic_out(&r->win, r->dyn.activations, r->dyn.last_prof_dir))
+		fprintf(stderr, "prof: warning: out of memory: activation %u's result goes to "
+			"%s/cycles\n", r->dyn.activations, r->rd.path);
+}
+
 static void run_loop(struct run_ctx *r)
 {
 	while (!run_reap(r)) {
@@ -587,8 +650,7 @@ static void run_loop(struct run_ctx *r)
 		struct pollfd pfd = { .fd = r->sig.fd, .events = POLLIN };
 		ppoll(&pfd, 1, run_timeout(r, now, &ts), NULL);
 		run_fire_timers(r, raw_clock_ns(CLOCK_MONOTONIC));
-		if (r->dynamic_dir)
-			dyn_poll(&r->dyn, r->rd.control);
+		run_dyn_poll(r);
 		win_poll(&r->win);
 		struct sig_got g;
 		while (sig_next(&r->sig, &g) > 0)
@@ -613,8 +675,7 @@ static void run_session_loop(struct run_ctx *r)
 		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
 			end = read(STDIN_FILENO, buf, sizeof buf) <= 0 || (pfd[1].revents & POLLNVAL);
 		run_fire_timers(r, raw_clock_ns(CLOCK_MONOTONIC));
-		if (r->dynamic_dir)
-			dyn_poll(&r->dyn, r->rd.control);
+		run_dyn_poll(r);
 		win_poll(&r->win);
 		struct sig_got g;
 		while (sig_next(&r->sig, &g) > 0)
@@ -830,7 +891,7 @@ static void run_start_samplers(struct run_ctx *r, pid_t root)
 		fprintf(stderr, "prof: warning: host sampling off: cannot create %s/%s/%s/%s: %s\n",
 			r->rd.path, PROF_RAW_DIR, PROF_LAUNCHER_STREAMS, SAMPLER_STREAM,
 			strerror(-rc));
-	if (ms && (r->cfg.activities & CFG_ACT_DEVICE))
+	if (ms && (cfg_activities(&r->cfg) & CFG_ACT_DEVICE))
 		launcher_device_start(&r->dev, r->rd.fd, r->rd.launcher_fd, ms);
 }
 

@@ -17,6 +17,8 @@
 #define PROF_AGENT_DYNAMIC      "PROF_AGENT_DYNAMIC"      /* "1": record only in --dynamic windows */
 #define PROF_AGENT_DEVICE       "PROF_AGENT_DEVICE"       /* "1": device activity on (activities DEVICE) */
 #define PROF_AGENT_CYCLES       "PROF_AGENT_CYCLES"       /* "1": a result per schedule cycle */
+#define PROF_AGENT_TX           "PROF_AGENT_TX"           /* "0": no prof_tx/NVTX marks, ranges (msprof_tx) */
+#define PROF_AGENT_RANKS        "PROF_AGENT_RANKS"        /* is_rank: "0,3", the ranks that record */
 
 /* Framework collection switches, as the agent reports them to the Python
  * hooks (prof_fw_state) and as the launcher passes them (PROF_AGENT_FW_FLAGS,

@@ -52,6 +52,9 @@ struct raw_control {
 	 * own when it ends (lib/run/windows.h), written by each agent's
 	 * request. Inside the seqlock. */
 	uint32_t dyn_analyse;
+	/* The request's warm-up steps, before its dyn_active recorded ones
+	 * (inside the seqlock too). */
+	uint32_t dyn_warmup;
 };
 
 #endif

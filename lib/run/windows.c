@@ -50,6 +50,9 @@ static int req_fill(const cJSON *root, struct win_request *r, char *why, size_t 
 	r->rank = cJSON_IsNumber(rank) && rank->valuedouble >= 0 ? (int64_t)rank->valuedouble : -1;
 	r->pid = cJSON_IsNumber(pid) ? (int)pid->valuedouble : 0;
 	r->window = cJSON_IsNumber(win) && win->valuedouble >= 0 ? (uint32_t)win->valuedouble : 0;
+	const cJSON *act = cJSON_GetObjectItemCaseSensitive(root, "activation");
+	r->activation = cJSON_IsNumber(act) && act->valuedouble >= 1 &&
+			act->valuedouble < 4294967296.0 ? (uint32_t)act->valuedouble : 0;
 	r->out = req_string(root, "out");
 	r->label = req_string(root, "label");
 	if (r->out && r->out[0] != '/')
@@ -161,6 +164,36 @@ static void win_write_failed(const struct win_queue *q, const char *name, const 
 	free(done);
 }
 
+int win_dynamic_out(struct win_queue *q, uint32_t activation, const char *dir)
+{
+	if (activation >= q->ndyn_out) {
+		char **v = realloc(q->dyn_out, (activation + 1) * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		memset(v + q->ndyn_out, 0, (activation + 1 - q->ndyn_out) * sizeof *v);
+		q->dyn_out = v;
+		q->ndyn_out = activation + 1;
+	}
+	free(q->dyn_out[activation]);
+	q->dyn_out[activation] = dir ? strdup(dir) : NULL;
+	return dir && !q->dyn_out[activation] ? -ENOMEM : 0;
+}
+
+/* Where a request without "out" goes: its activation's prof_dir, or the
+ * queue's default. */
+static const char *win_out_of(const struct win_queue *q, const char *req)
+{
+	struct win_request r;
+	char why[128];
+	const char *out = q->default_out;
+	if (q->ndyn_out && win_request_read(req, &r, why, sizeof why) == 0) {
+		if (r.activation && r.activation < q->ndyn_out && q->dyn_out[r.activation])
+			out = q->dyn_out[r.activation];
+		win_request_free(&r);
+	}
+	return out;
+}
+
 static void win_launch(struct win_queue *q)
 {
 	const char *name = q->seen[q->next];
@@ -174,7 +207,8 @@ static void win_launch(struct win_queue *q)
 	sigemptyset(&none);
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
-	char *argv[] = { q->prof_exe, "window", "--default-out", q->default_out, req, NULL };
+	char *argv[] = { q->prof_exe, "window", "--default-out",
+			 (char *)(req ? win_out_of(q, req) : q->default_out), req, NULL };
 	pid_t pid;
 	int rc = req ? posix_spawn(&pid, q->prof_exe, NULL, &at, argv, environ) : ENOMEM;
 	posix_spawnattr_destroy(&at);
@@ -273,5 +307,8 @@ void win_stop(struct win_queue *q)
 	free(q->prof_exe);
 	free(q->last_out);
 	free(q->first_failed);
+	for (size_t i = 0; i < q->ndyn_out; i++)
+		free(q->dyn_out[i]);
+	free(q->dyn_out);
 	memset(q, 0, sizeof *q);
 }

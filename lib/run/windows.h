@@ -31,6 +31,7 @@ struct win_request {
 	int pid;
 	uint32_t window;           /* the process's window number */
 	char *label;               /* who asked ("prof.profile", "schedule", ...) */
+	uint32_t activation;       /* the --dynamic activation it ends; 0: none */
 };
 
 /* Reads and checks a request file. 0, or -1 with the reason in `why`. */
@@ -49,12 +50,18 @@ struct win_queue {
 	uint32_t ok, failed;
 	char *last_out;            /* the last result written, for the report */
 	char *first_failed;        /* the first failed request, for the report */
+	char **dyn_out;            /* by --dynamic activation: its prof_dir, or NULL */
+	size_t ndyn_out;
 };
 
 /* Makes RUN_DIR/windows. `default_out`: where requests without `out` go
  * (NULL: RUN_DIR/cycles). 0, or -errno with `err` filled. */
 int win_start(struct win_queue *q, const char *run_dir, const char *default_out,
 	      char *err, size_t len);
+
+/* --dynamic activation `activation` has its result go to `dir` (its
+ * prof_dir). 0 or -ENOMEM. */
+int win_dynamic_out(struct win_queue *q, uint32_t activation, const char *dir);
 
 /* Takes new requests and, when none is running, starts the next parse. */
 void win_poll(struct win_queue *q);

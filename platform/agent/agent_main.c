@@ -276,6 +276,8 @@ static void configure(const char *run_dir)
 	agent.chunk_size = (uint32_t)(kb << 10);
 	if (agent.chunk_size < RAW_CHUNK_MIN || agent.chunk_size > RAW_CHUNK_MAX)
 		agent.chunk_size = RAW_CHUNK_DEFAULT;
+	const char *tx = getenv(PROF_AGENT_TX);
+	agent.tx_off = tx && strcmp(tx, "0") == 0;
 	agent_sched_init();
 }
 

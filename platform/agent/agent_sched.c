@@ -1,7 +1,8 @@
 /*
  * Which steps record: the schedule (torch.profiler.schedule's semantics,
- * applied to step index k = step number - 1), --dynamic windows, and
- * prof_start/prof_stop. Decided once per step boundary, outside the hot
+ * applied to step index k = step number - 1), --dynamic windows (warm-up
+ * steps, then recorded ones), prof_start/prof_stop, and is_rank (a process
+ * whose rank is not listed never records). Decided once per step boundary, outside the hot
  * path: the hot path sees only agent.off. Every change of the effective
  * state is written as a RECORDING record at the boundary, so the parse
  * knows exactly where each window begins and ends.
@@ -28,6 +29,7 @@ static struct {
 	int dynamic;
 	uint32_t base_flags;     /* PROF_FW_* collection switches from the configuration */
 	uint32_t dyn_seen;       /* control page generation acted on */
+	uint64_t dyn_warm;       /* its first warm-up step; == dyn_first: none */
 	uint64_t dyn_first;      /* steps of the current activation; 0, 0: none yet */
 	uint64_t dyn_last;
 	uint32_t dyn_flags;
@@ -77,10 +79,30 @@ static int parse_schedule(const char *s)
 /* The off bits that the schedule or --dynamic give step `step` (1-based). */
 static uint32_t window_off(uint64_t step)
 {
-	if (sched.dynamic)
-		return step >= sched.dyn_first && step <= sched.dyn_last ? 0 : AGENT_OFF_DYNAMIC;
+	if (sched.dynamic) {
+		sched.phase = step >= sched.dyn_first && step <= sched.dyn_last ? PH_RECORD :
+			      step >= sched.dyn_warm && step < sched.dyn_first ? PH_WARMUP : PH_NONE;
+		return sched.phase == PH_RECORD ? 0 : AGENT_OFF_DYNAMIC;
+	}
 	sched.phase = sched_phase(step - 1);
 	return sched.phase == PH_RECORD ? 0 : AGENT_OFF_SCHEDULE;
+}
+
+/* Whether this process's rank is in `list` ("0,3", from is_rank). */
+static int rank_listed(const char *list)
+{
+	int rank = prof_env_rank();
+	const char *p = list;
+	while (rank >= 0 && *p) {
+		char *end;
+		unsigned long r = strtoul(p, &end, 10);
+		if (end == p)
+			return 0;
+		if (r == (unsigned long)rank)
+			return 1;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return 0;
 }
 
 void agent_sched_init(void)
@@ -95,9 +117,15 @@ void agent_sched_init(void)
 	sched.base_flags = flags ? (uint32_t)strtoul(flags, NULL, 10) : 0;
 	const char *cycles = getenv(PROF_AGENT_CYCLES);
 	sched.cycle_results = cycles && strcmp(cycles, "1") == 0;
+	const char *ranks = getenv(PROF_AGENT_RANKS);
 	agent.off = window_off(1);
 	if (paused && strcmp(paused, "1") == 0)
 		agent.off |= AGENT_OFF_API;
+	if (ranks && !rank_listed(ranks)) {
+		agent.off |= AGENT_OFF_RANK;
+		agent_log("is_rank: rank %d is not in rank_list: this process records nothing",
+			  prof_env_rank());
+	}
 	sched.windows = agent.off == 0;
 	sched.win_first = 1;
 }
@@ -133,7 +161,7 @@ static void dynamic_poll(uint64_t n)
 	struct raw_control *c = (struct raw_control *)agent.ctl;
 	if (!c)
 		return;
-	uint32_t seq, gen, start, active, flags, is_rank, analyse;
+	uint32_t seq, gen, start, active, warmup, flags, is_rank, analyse;
 	int rank = prof_env_rank();
 	uint64_t word = 0;
 	for (int tries = 0;; tries++) {
@@ -142,6 +170,7 @@ static void dynamic_poll(uint64_t n)
 		gen = __atomic_load_n(&c->dyn_generation, __ATOMIC_ACQUIRE);
 		start = __atomic_load_n(&c->dyn_start_step, __ATOMIC_ACQUIRE);
 		active = __atomic_load_n(&c->dyn_active, __ATOMIC_ACQUIRE);
+		warmup = __atomic_load_n(&c->dyn_warmup, __ATOMIC_ACQUIRE);
 		flags = __atomic_load_n(&c->dyn_flags, __ATOMIC_ACQUIRE);
 		is_rank = __atomic_load_n(&c->dyn_is_rank, __ATOMIC_ACQUIRE);
 		analyse = __atomic_load_n(&c->dyn_analyse, __ATOMIC_ACQUIRE);
@@ -160,28 +189,32 @@ static void dynamic_poll(uint64_t n)
 			  "rank_list)", gen, rank);
 		return;
 	}
-	sched.dyn_first = start > n ? start : n + 1;
+	/* warm-up steps first, as dynamic_profile's schedule(warmup, active) */
+	sched.dyn_warm = start > n ? start : n + 1;
+	sched.dyn_first = sched.dyn_warm + warmup;
 	sched.dyn_last = sched.dyn_first + active - 1;
 	sched.dyn_flags = flags;
 	sched.dyn_analyse = analyse;
 	sched.dyn_gen = gen;
-	agent_log("dynamic activation %u: steps %llu to %llu", gen,
-		  (unsigned long long)sched.dyn_first, (unsigned long long)sched.dyn_last);
+	agent_log("dynamic activation %u: steps %llu to %llu (warm-up from step %llu)", gen,
+		  (unsigned long long)sched.dyn_first, (unsigned long long)sched.dyn_last,
+		  (unsigned long long)sched.dyn_warm);
 }
 
 /* RUN_DIR/windows/<pid>.w<window>.req (lib/run/windows.h): the launcher
  * parses steps first..last into a result of their own. Once per window, at
  * its last step's end: a few system calls, off the hot path. */
-static void request_result(uint64_t first, uint64_t last, const char *label)
+static void request_result(uint64_t first, uint64_t last, const char *label,
+			   uint32_t activation)
 {
 	char dir[4200], tmp[4300], path[4300], text[512];
 	snprintf(dir, sizeof dir, "%s/windows", agent.run_dir);
 	snprintf(tmp, sizeof tmp, "%s/.%d.w%u.tmp", dir, agent.pid, sched.windows);
 	snprintf(path, sizeof path, "%s/%d.w%05u.req", dir, agent.pid, sched.windows);
 	int n = snprintf(text, sizeof text, "{\"pid\":%d,\"rank\":%d,\"window\":%u,"
-			 "\"steps\":[%llu,%llu],\"label\":\"%s\"}\n", agent.pid,
-			 prof_env_rank(), sched.windows, (unsigned long long)first,
-			 (unsigned long long)last, label);
+			 "\"steps\":[%llu,%llu],\"label\":\"%s\",\"activation\":%u}\n",
+			 agent.pid, prof_env_rank(), sched.windows, (unsigned long long)first,
+			 (unsigned long long)last, label, activation);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
 	int ok = fd >= 0 && write(fd, text, (size_t)n) == n;
 	if (fd >= 0)
@@ -207,9 +240,9 @@ void agent_sched_step_end(struct agent_thread *t, uint64_t n)
 	if (ends && sched.dynamic && analyse) {
 		char label[48];
 		snprintf(label, sizeof label, "dynamic activation %u", gen);
-		request_result(sched.win_first, n, label);
+		request_result(sched.win_first, n, label, gen);
 	} else if (ends && !sched.dynamic && sched.has_schedule && sched.cycle_results) {
-		request_result(sched.win_first, n, "schedule cycle");
+		request_result(sched.win_first, n, "schedule cycle", 0);
 	}
 	pthread_mutex_unlock(&sched.lock);
 }
@@ -280,12 +313,14 @@ uint64_t prof_fw_state(void)
 {
 	if (!agent.active)
 		return 0;
-	int in_dyn = sched.dynamic && !(agent.off & AGENT_OFF_DYNAMIC);
+	/* in an activation's window, warm-up included: its collectors */
+	int in_dyn = sched.dynamic && sched.phase != PH_NONE;
 	uint32_t f = (in_dyn ? sched.dyn_flags : sched.base_flags) &
 		     (PROF_FW_OPS | PROF_FW_SHAPES | PROF_FW_STACK | PROF_FW_MEMORY | PROF_FW_MODULES);
+	uint32_t window = sched.dynamic ? AGENT_OFF_DYNAMIC : AGENT_OFF_SCHEDULE;
 	if (agent_recording())
 		f |= PROF_FW_RECORDING;
-	else if (agent.off == AGENT_OFF_SCHEDULE && *agent.control && sched.phase == PH_WARMUP)
+	else if (agent.off == window && *agent.control && sched.phase == PH_WARMUP)
 		f |= PROF_FW_WARMUP;
 	return f | (uint64_t)sched.windows << 32;
 }

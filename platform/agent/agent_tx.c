@@ -78,9 +78,12 @@ static inline int write_name(uint16_t type, const char *name)
 	return 1;
 }
 
-static inline int record_name(uint16_t type, const char *name)
+/* `user`: the program's own mark or range, which msprof_tx false leaves
+ * out; prof's Python hooks mark steps and batches with the same records
+ * (prof_fw_mark, prof_fw_range_push), and those always count. */
+static inline int record_name(uint16_t type, const char *name, int user)
 {
-	if (!agent_recording() || !agent_enter(1))
+	if ((user && agent.tx_off) || !agent_recording() || !agent_enter(1))
 		return 0;
 	int done = write_name(type, name);
 	agent_leave();
@@ -91,16 +94,35 @@ _Static_assert(sizeof(struct raw_mark) == sizeof(struct raw_range_push), "one la
 
 void prof_mark(const char *message)
 {
-	record_name(RAW_REC_MARK, message);
+	record_name(RAW_REC_MARK, message, 1);
 }
 
-void prof_range_push(const char *name)
+static void range_push(const char *name, int user)
 {
 	uint32_t d = range_depth++;
 	uint64_t bit = d < 64 ? 1ull << d : 0;
 	range_recorded &= ~bit;
-	if (record_name(RAW_REC_RANGE_PUSH, name))
+	if (record_name(RAW_REC_RANGE_PUSH, name, user))
 		range_recorded |= bit;
+}
+
+void prof_range_push(const char *name)
+{
+	range_push(name, 1);
+}
+
+/* The hooks' own marks and ranges: not part of prof_tx.h, an interface
+ * between prof's parts (as prof_fw_state). prof_range_pop pops both. */
+__attribute__((visibility("default")))
+void prof_fw_mark(const char *message)
+{
+	record_name(RAW_REC_MARK, message, 0);
+}
+
+__attribute__((visibility("default")))
+void prof_fw_range_push(const char *name)
+{
+	range_push(name, 0);
 }
 
 void prof_range_pop(void)
@@ -138,7 +160,7 @@ static uint64_t write_range_start(const char *name)
 
 uint64_t prof_range_start(const char *name)
 {
-	if (!agent_recording() || !agent_enter(1))
+	if (agent.tx_off || !agent_recording() || !agent_enter(1))
 		return 0;
 	uint64_t rid = write_range_start(name);
 	agent_leave();

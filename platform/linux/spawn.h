@@ -35,6 +35,9 @@ struct spawn_env_opts {
 	bool dynamic;              /* record only in --dynamic windows */
 	bool cycle_results;        /* a result per schedule cycle (run/windows.h) */
 	bool device;               /* device activity (activities DEVICE) */
+	bool tx_off;               /* msprof_tx false: no prof_tx or NVTX marks, ranges */
+	const char *ranks;         /* is_rank: the ranks that record, "0,3" ("": none);
+				    * NULL: every process records */
 	const char *cuda_injection; /* CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH
 				     * (the agent); NULL: neither is set */
 	const char *preload_first; /* put ahead of the agent in LD_PRELOAD (the

@@ -131,10 +131,15 @@ class DynamicProfile(ProfTestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(os.path.join(d, "prof_dynamic.log")) as f:
             self.assertIn("activation 1: recording 2 steps", f.read())
-        runs = glob.glob(os.path.join(self.tmp, "prof_data", "*_prof"))
+        dirs = glob.glob(os.path.join(self.tmp, "prof_data", "*_prof"))
+        runs = [d for d in dirs if os.path.isdir(os.path.join(d, "windows"))]
         self.assertEqual(len(runs), 1, p.stderr)
         # edited during step 3: the next two steps record
         self.assertEqual(steps_of(runs[0]), [4, 5])
+        # the template's "analyse": true: the activation's own result, in prof_dir
+        results = [d for d in dirs if d not in runs]
+        self.assertEqual([steps_of(d) for d in results], [[4, 5]])
+        self.assertIn("prof: 1 window result written", p.stderr)
 
     def test_under_prof_run_without_dynamic_refused(self):
         d = os.path.join(self.tmp, "dyn")

@@ -59,11 +59,13 @@ class Agent:
         self._lib = lib
         self.step = lib.prof_step
         self.step.argtypes, self.step.restype = [], None
-        self.range_push = lib.prof_range_push
+        # The hooks' own entry points, which msprof_tx false does not
+        # switch off (the program's prof_tx calls are the public ones).
+        self.range_push = getattr(lib, "prof_fw_range_push", None) or lib.prof_range_push
         self.range_push.argtypes, self.range_push.restype = [ctypes.c_char_p], None
         self.range_pop = lib.prof_range_pop
         self.range_pop.argtypes, self.range_pop.restype = [], None
-        self.mark = lib.prof_mark
+        self.mark = getattr(lib, "prof_fw_mark", None) or lib.prof_mark
         self.mark.argtypes, self.mark.restype = [ctypes.c_char_p], None
         self.has_fw = hasattr(lib, "prof_fw_state") and hasattr(lib, "prof_fw_ops")
         if self.has_fw:
