@@ -35,9 +35,10 @@ static void window_usage(FILE *out)
 		"Writes one recording window's result while the program runs: prof run and\n"
 		"prof session start it for each request (a torch-style on_trace_ready, a\n"
 		"paddle RECORD_AND_RETURN cycle, --cycle-results, a --dynamic activation\n"
-		"with \"analyse\": true). The window's steps are parsed into the request's\n"
-		"\"out\" directory (default: DIR/<host>_<pid>_<time>_prof), then NAME.done\n"
-		"says the outcome. Exit status as for prof parse.\n");
+		"with \"analyse\": true). The window's steps (without \"steps\": all its rank\n"
+		"recorded) are parsed into the request's \"out\" directory (default:\n"
+		"DIR/<host>_<pid>_<time>_prof), then NAME.done says the outcome. Exit\n"
+		"status as for prof parse.\n");
 }
 
 /* The run directory: the request's directory's parent. */
@@ -72,9 +73,13 @@ static int window_write_info(const char *run, const char *out, const struct win_
 		info = cJSON_CreateObject();
 	}
 	cJSON *w = cJSON_AddObjectToObject(info, "window");
-	cJSON *steps = cJSON_AddArrayToObject(w, "steps");
-	cJSON_AddItemToArray(steps, cJSON_CreateNumber((double)r->first));
-	cJSON_AddItemToArray(steps, cJSON_CreateNumber((double)r->last));
+	if (r->first) {
+		cJSON *steps = cJSON_AddArrayToObject(w, "steps");
+		cJSON_AddItemToArray(steps, cJSON_CreateNumber((double)r->first));
+		cJSON_AddItemToArray(steps, cJSON_CreateNumber((double)r->last));
+	} else {
+		cJSON_AddNullToObject(w, "steps");   /* all the rank recorded */
+	}
 	cJSON_AddNumberToObject(w, "pid", r->pid);
 	cJSON_AddNumberToObject(w, "rank", (double)r->rank);
 	cJSON_AddNumberToObject(w, "window", r->window);
@@ -122,8 +127,8 @@ static int window_parse(const char *run, const char *out, const struct win_reque
 	FILE *log = rc == 0 ? fopen(path, "w") : NULL;
 	free(path);
 	free(logs);
-	size_t n = (size_t)(r->last - r->first + 1);
-	uint64_t *steps = n <= 1000000 ? malloc(n * sizeof *steps) : NULL;
+	size_t n = r->first ? (size_t)(r->last - r->first + 1) : 0;
+	uint64_t *steps = n <= 1000000 ? malloc((n ? n : 1) * sizeof *steps) : NULL;
 	if (!log || !steps) {
 		if (log)
 			fclose(log);
@@ -132,7 +137,7 @@ static int window_parse(const char *run, const char *out, const struct win_reque
 	}
 	for (size_t i = 0; i < n; i++)
 		steps[i] = r->first + i;
-	struct parse_opts o = { .log = log, .quiet = 1, .steps = steps, .nsteps = n };
+	struct parse_opts o = { .log = log, .quiet = 1, .steps = n ? steps : NULL, .nsteps = n };
 	int st = parse_run_rank(run, r->rank, out, &o, rep);
 	fclose(log);
 	free(steps);

@@ -40,9 +40,9 @@ static char *req_string(const cJSON *root, const char *key)
 static int req_fill(const cJSON *root, struct win_request *r, char *why, size_t len)
 {
 	const cJSON *steps = cJSON_GetObjectItemCaseSensitive(root, "steps");
-	if (!cJSON_IsArray(steps) || cJSON_GetArraySize(steps) != 2 ||
-	    req_step(cJSON_GetArrayItem(steps, 0), &r->first) ||
-	    req_step(cJSON_GetArrayItem(steps, 1), &r->last) || r->last < r->first)
+	if (steps && (!cJSON_IsArray(steps) || cJSON_GetArraySize(steps) != 2 ||
+		      req_step(cJSON_GetArrayItem(steps, 0), &r->first) ||
+		      req_step(cJSON_GetArrayItem(steps, 1), &r->last) || r->last < r->first))
 		return req_fail(why, len, "\"steps\": expected [first, last], step numbers from 1");
 	const cJSON *rank = cJSON_GetObjectItemCaseSensitive(root, "rank");
 	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(root, "pid");

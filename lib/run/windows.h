@@ -26,7 +26,8 @@
 /* A request's content. */
 struct win_request {
 	char *out;                 /* absolute; NULL: the launcher's default */
-	uint64_t first, last;      /* the window's steps (1-based, inclusive) */
+	uint64_t first, last;      /* the window's steps (1-based, inclusive); 0, 0 (no
+				    * "steps"): all the rank recorded */
 	int64_t rank;              /* the requesting process's rank; -1: none */
 	int pid;
 	uint32_t window;           /* the process's window number */

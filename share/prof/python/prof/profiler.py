@@ -267,6 +267,7 @@ class profile:
         self._window_first = None   # the first step of the window recording now
         self._windows = 0
         self._results = []           # request paths, in order
+        self._result_window = 0      # the window the last request is for
         self._last_window = None     # (first, last) steps of the last window ended
         self._metadata = []
 
@@ -368,6 +369,7 @@ class profile:
         first, last = self._last_window or (None, None)
         req = self._rt.request_window(first, last, out, "prof.profile " + label)
         self._results.append(req)
+        self._result_window = self._windows
         return req
 
     # -- results ------------------------------------------------------------
@@ -375,7 +377,9 @@ class profile:
         """The last window's result directory, parsed now if no handler asked."""
         if self._rt is None:
             raise RuntimeError("prof.profile: the profiler has not started")
-        if not self._results:
+        # A handler that exports (rather than requesting a result) asks for
+        # each window's own result, not the previous window's.
+        if not self._results or self._result_window != self._windows:
             if self._last_window is None:
                 first = self._window_first
                 self._last_window = (first, self._rt.step_number() - 1) \
