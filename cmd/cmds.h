@@ -7,6 +7,8 @@
 int cmd_run(int argc, char **argv);
 int cmd_parse(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_session(int argc, char **argv);
+int cmd_window(int argc, char **argv);
 
 /* The parse options of a configuration (export_type, step_list,
  * timeline_limit, data_simplification, pretty, gzip) into `o`; *steps

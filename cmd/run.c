@@ -1,7 +1,8 @@
 /*
  * prof run [options] -- CMD [ARGS...]
  *
- * The launcher: configuration (defaults < PROF_OPTIONS < --config < flags),
+ * The launcher: configuration (defaults < MS_PROFILER_OPTIONS < PROF_OPTIONS
+ * < --config < flags, notes on what cannot act said before anything starts),
  * the run directory, the child under the agent (in prof's process group,
  * so the terminal treats both as one job), the host sampler, a signalfd
  * loop that forwards the signals sent to prof alone, drives
@@ -14,7 +15,9 @@
  * the agent), 126/127 for a command that cannot be run, as in the shell.
  */
 #define _GNU_SOURCE
+#include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -46,6 +49,7 @@
 #include "run/info.h"
 #include "run/notices.h"
 #include "run/rundir.h"
+#include "run/windows.h"
 
 extern char **environ;
 
@@ -68,7 +72,7 @@ struct run_flag {
 enum { OPT_CONFIG = 256, OPT_NO_PARSE, OPT_DELAY, OPT_DURATION, OPT_SAMPLING,
        OPT_START_PAUSED, OPT_ACTIVITIES, OPT_SKIP_FIRST, OPT_WAIT, OPT_WARMUP, OPT_ACTIVE,
        OPT_REPEAT, OPT_RECORD_SHAPES, OPT_WITH_STACK, OPT_DYNAMIC, OPT_ARCHIVE,
-       OPT_STORAGE_LIMIT };
+       OPT_STORAGE_LIMIT, OPT_CYCLE_RESULTS };
 
 static const struct run_flag run_flags[] = {
 	{ "output", 1, 'o', "output_path", NULL, "DIR",
@@ -97,6 +101,8 @@ static const struct run_flag run_flags[] = {
 	  "schedule: steps recorded in each cycle (a schedule needs it)" },
 	{ "repeat", 1, OPT_REPEAT, "schedule.repeat", NULL, "N",
 	  "schedule: cycles, 0 for as long as the program steps" },
+	{ "cycle-results", 0, OPT_CYCLE_RESULTS, "cycle_results", "true", NULL,
+	  "with a schedule: each cycle parsed into RUN_DIR/cycles/ as it ends" },
 	{ "record-shapes", 0, OPT_RECORD_SHAPES, "record_shapes", "true", NULL,
 	  "record operator input shapes and types" },
 	{ "with-stack", 0, OPT_WITH_STACK, "with_stack", "true", NULL,
@@ -119,6 +125,7 @@ struct run_args {
 	struct { const struct run_flag *f; const char *value; } set[RUN_MAX_FLAGS];
 	int nset;
 	char **cmd;           /* the program and its arguments */
+	bool session;         /* prof session: no CMD, the parent is the program */
 };
 
 struct run_ctx {
@@ -141,7 +148,19 @@ struct run_ctx {
 	const char *dynamic_dir;
 	struct dyn_watch dyn;
 	struct run_notices notices;   /* what the processes asked to say */
+	struct win_queue win;         /* a result per window (run/windows.h) */
+	/* prof session: the Python process that started prof and profiles
+	 * itself (share/prof/python/prof); 0 under prof run. */
+	pid_t program;
+	bool session;
+	char **program_argv;          /* prof session: its command line */
 };
+
+static void run_usage_seed(FILE *out, const struct cfg_key_doc *d)
+{
+	for (; d->key; d++)
+		fprintf(out, "  %s -> %s%s%s\n", d->key, d->type, *d->help ? ": " : "", d->help);
+}
 
 static void run_usage(FILE *out)
 {
@@ -167,9 +186,17 @@ static void run_usage(FILE *out)
 		fprintf(out, "  %-28s %s\n", left, f->help);
 	}
 	fprintf(out, "\nConfiguration keys (PROF_OPTIONS='{\"key\": value}' or --config FILE;\n"
-		"flags override the file, which overrides PROF_OPTIONS):\n");
+		"flags override the file, which overrides PROF_OPTIONS, which overrides\n"
+		"MS_PROFILER_OPTIONS):\n");
 	for (const struct cfg_key_doc *d = cfg_key_docs(); d->key; d++)
 		fprintf(out, "  %-22s %-28s %s\n", d->key, d->type, d->help);
+	fprintf(out, "\ntorch_npu's profiler_config.json keys, also read from PROF_OPTIONS and\n"
+		"--config (key -> prof's key):\n");
+	run_usage_seed(out, cfg_torch_key_docs());
+	fprintf(out, "\nMindSpore's keys, read from MS_PROFILER_OPTIONS='{\"start\": true, ...}':\n");
+	run_usage_seed(out, cfg_ms_key_docs());
+	fprintf(out, "\nA key that cannot act here as asked (\"note\" above; later-release keys)\n"
+		"is named on one line before the program starts.\n");
 }
 
 static void run_fill_longopts(struct option *lo)
@@ -204,7 +231,9 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
 {
 	struct option lo[sizeof run_flags / sizeof run_flags[0]];
 	run_fill_longopts(lo);
+	bool session = a->session;
 	memset(a, 0, sizeof *a);
+	a->session = session;
 	opterr = 0;
 	optind = 1;
 	int c;
@@ -225,6 +254,14 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
 			a->set[a->nset++].value = f->has_arg ? optarg : f->value;
 		}
 	}
+	if (a->session) {
+		if (optind < argc) {
+			fprintf(stderr, "prof session: takes no command (the program is the "
+				"process that started it)\n");
+			return 2;
+		}
+		return 0;
+	}
 	if (optind >= argc) {
 		fprintf(stderr, "prof run: no command given\n");
 		run_usage(stderr);
@@ -234,12 +271,22 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
+/* Each key that cannot act as asked, on a line of its own. */
+static void run_say_notes(const struct prof_config *c)
+{
+	for (size_t i = 0; i < c->nnotes; i++)
+		fprintf(stderr, "prof: note: %s: key \"%s\": %s\n", c->notes[i].source,
+			c->notes[i].key, c->notes[i].why);
+}
+
 static int run_load_config(const struct run_args *a, struct prof_config *c)
 {
 	struct cfg_error err = { "" };
 	char source[64];
-	const char *env = getenv("PROF_OPTIONS");
+	const char *ms = getenv(CFG_MS_SOURCE), *env = getenv("PROF_OPTIONS");
 	cfg_defaults(c);
+	if (ms && *ms && cfg_apply_ms_options(c, ms, &err))
+		goto fail;
 	if (env && *env && cfg_apply_json(c, env, "PROF_OPTIONS", &err))
 		goto fail;
 	if (a->config_file && cfg_apply_file(c, a->config_file, &err))
@@ -251,11 +298,7 @@ static int run_load_config(const struct run_args *a, struct prof_config *c)
 	}
 	if (cfg_validate(c, &err))
 		goto fail;
-	char pending[256];
-	cfg_pending_keys(c, pending, sizeof pending);
-	if (pending[0])
-		fprintf(stderr, "prof: warning: %s: checked and recorded, but not acted on "
-			"in this release\n", pending);
+	run_say_notes(c);
 	return 0;
 fail:
 	fprintf(stderr, "prof: %s\n", err.msg);
@@ -307,7 +350,9 @@ static int run_make_dir(struct run_ctx *r)
 	char err[RUNDIR_ERR_MAX], name[512];
 	if (rundir_check_output(r->cfg.output_path, err, sizeof err))
 		goto fail;
-	rundir_name(name, sizeof name, r->host, getpid(), r->first.real_ns);
+	/* prof session's run is the program's: named by its pid */
+	rundir_name(name, sizeof name, r->host, r->program ? r->program : getpid(),
+		    r->first.real_ns);
 	/* With --delay the tree starts paused: the timer switches it on. */
 	if (rundir_create(&r->rd, r->cfg.output_path, name, r->cfg.delay_s <= 0,
 			  err, sizeof err))
@@ -376,6 +421,9 @@ static int run_setup(struct run_ctx *r)
 	run_start_pair(r);
 	if (run_write_info(r))
 		return 1;
+	char err[512];
+	if (win_start(&r->win, r->rd.path, NULL, err, sizeof err))
+		fprintf(stderr, "prof: warning: no result per window: %s\n", err);
 	int rc = sig_setup(&r->sig);
 	if (rc) {
 		fprintf(stderr, "prof: cannot set up signal handling: %s\n", strerror(-rc));
@@ -407,15 +455,46 @@ static uint32_t run_host_parts(const struct prof_config *c)
 	       (c->host_sys & CFG_HOST_NETWORK ? SAMPLER_NET : 0);
 }
 
-/* 0, or the shell's status when the program could not be executed. */
-static int run_spawn(struct run_ctx *r)
+/* is_rank's list for the agent, one rank each ("0,3"; "" for none) into
+ * *out (malloc'd); NULL without is_rank. 0, or -1 for want of memory. */
+static int run_ranks(const struct prof_config *c, char **out)
 {
-	char act[32], sched[96] = "";
-	run_activities(r->cfg.activities, act, sizeof act);
+	uint64_t *v = NULL;
+	size_t n = 0, len = 0;
+	char why[160];
+	*out = NULL;
+	if (!c->is_rank)
+		return 0;
+	/* checked when it was read: cannot fail but for memory */
+	if (c->rank_list && *c->rank_list &&
+	    cfg_parse_step_list(c->rank_list, &v, &n, why, sizeof why))
+		return -1;
+	size_t cap = n * 6 + 1;   /* ranks are below CFG_RANKS: 4 digits and a comma */
+	*out = malloc(cap);
+	for (size_t i = 0; *out && i < n; i++)
+		len += (size_t)snprintf(*out + len, cap - len, "%s%llu", i ? "," : "",
+					(unsigned long long)v[i]);
+	if (*out)
+		(*out)[len] = '\0';
+	free(v);
+	return *out ? 0 : -1;
+}
+
+/* The program's environment: ours with the agent's configuration. NULL
+ * when memory ran out (said). */
+static char **run_child_env(struct run_ctx *r)
+{
+	char act[32], sched[96] = "", *ranks;
+	uint32_t activities = cfg_activities(&r->cfg);
+	run_activities(activities, act, sizeof act);
 	const struct cfg_schedule *s = &r->cfg.schedule;
 	if (s->set)
 		snprintf(sched, sizeof sched, "%u,%u,%u,%u,%u", s->skip_first, s->wait,
 			 s->warmup, s->active, s->repeat);
+	if (run_ranks(&r->cfg, &ranks)) {
+		fprintf(stderr, "prof: out of memory building the environment\n");
+		return NULL;
+	}
 	struct spawn_env_opts eo = {
 		.agent_path = r->agent, .python_dir = r->pydir, .run_dir = r->rd.path,
 		.clock = r->clock == RAW_CLOCK_TSC ? "tsc" : "mono",
@@ -423,7 +502,9 @@ static int run_spawn(struct run_ctx *r)
 		.start_paused = r->cfg.start_paused,
 		.schedule = sched[0] ? sched : NULL, .fw_flags = run_fw_flags(&r->cfg),
 		.dynamic = r->dynamic_dir != NULL,
-		.device = (r->cfg.activities & CFG_ACT_DEVICE) != 0,
+		.cycle_results = r->cfg.cycle_results,
+		.device = (activities & CFG_ACT_DEVICE) != 0,
+		.tx_off = !r->cfg.msprof_tx, .ranks = ranks,
 		.mstx_include = r->cfg.mstx_domain_include,
 		.mstx_exclude = r->cfg.mstx_domain_exclude,
 	};
@@ -440,10 +521,18 @@ static int run_spawn(struct run_ctx *r)
 			eo.cuda_injection = r->agent;
 	}
 	char **env = spawn_env_build(environ, &eo);
-	if (!env) {
+	free(ranks);
+	if (!env)
 		fprintf(stderr, "prof: out of memory building the environment\n");
+	return env;
+}
+
+/* 0, or the shell's status when the program could not be executed. */
+static int run_spawn(struct run_ctx *r)
+{
+	char **env = run_child_env(r);
+	if (!env)
 		return 1;
-	}
 	int rc = spawn_start(r->exe, r->cmd, env, &r->sig.saved_mask, &r->child);
 	spawn_env_free(env);
 	if (rc == 0)
@@ -479,7 +568,8 @@ static void run_fire_timers(struct run_ctx *r, uint64_t now)
 static struct timespec *run_timeout(const struct run_ctx *r, uint64_t now, struct timespec *ts)
 {
 	uint64_t next = r->delay_end ? r->delay_end : r->duration_end;
-	if (r->dynamic_dir && (!next || next > now + RUN_DYNAMIC_POLL_NS))
+	/* --dynamic edits and window requests are polled */
+	if (!next || next > now + RUN_DYNAMIC_POLL_NS)
 		next = now + RUN_DYNAMIC_POLL_NS;
 	if (!next)
 		return NULL;
@@ -546,11 +636,21 @@ static bool run_reap(struct run_ctx *r)
 			continue;
 		if (p <= 0)
 			return p < 0;   /* ECHILD: the whole tree is gone */
-		if (p != r->child.pid)
+		if (win_reaped(&r->win, p, st) || p != r->child.pid)
 			continue;
 		r->status = st;
 		r->have_status = true;
 	}
+}
+
+/* An accepted --dynamic edit: its result, with "analyse": true, goes to
+ * its prof_dir. */
+static void run_dyn_poll(struct run_ctx *r)
+{
+	if (r->dynamic_dir && dyn_poll(&r->dyn, r->rd.control) == 1 && r->dyn.last_analyse &&
+	    win_dynamic_out(&r->win, r->dyn.activations, r->dyn.last_prof_dir))
+		fprintf(stderr, "prof: warning: out of memory: activation %u's result goes to "
+			"%s/cycles\n", r->dyn.activations, r->rd.path);
 }
 
 static void run_loop(struct run_ctx *r)
@@ -562,12 +662,36 @@ static void run_loop(struct run_ctx *r)
 		struct pollfd pfd = { .fd = r->sig.fd, .events = POLLIN };
 		ppoll(&pfd, 1, run_timeout(r, now, &ts), NULL);
 		run_fire_timers(r, raw_clock_ns(CLOCK_MONOTONIC));
-		if (r->dynamic_dir)
-			dyn_poll(&r->dyn, r->rd.control);
+		run_dyn_poll(r);
+		win_poll(&r->win);
 		struct sig_got g;
 		while (sig_next(&r->sig, &g) > 0)
 			if (sig_is_forwarded(g.signo))
 				run_forward(r, &g);
+	}
+}
+
+/* prof session: until the program closes the pipe it holds (it finished,
+ * or died), or prof is told to stop. Window parses are reaped meanwhile. */
+static void run_session_loop(struct run_ctx *r)
+{
+	for (bool end = false; !end;) {
+		run_reap(r);
+		uint64_t now = raw_clock_ns(CLOCK_MONOTONIC);
+		run_fire_timers(r, now);
+		struct timespec ts;
+		struct pollfd pfd[2] = { { .fd = r->sig.fd, .events = POLLIN },
+					 { .fd = STDIN_FILENO, .events = POLLIN } };
+		ppoll(pfd, 2, run_timeout(r, now, &ts), NULL);
+		char buf[256];
+		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
+			end = read(STDIN_FILENO, buf, sizeof buf) <= 0 || (pfd[1].revents & POLLNVAL);
+		run_fire_timers(r, raw_clock_ns(CLOCK_MONOTONIC));
+		run_dyn_poll(r);
+		win_poll(&r->win);
+		struct sig_got g;
+		while (sig_next(&r->sig, &g) > 0)
+			end |= sig_is_forwarded(g.signo);
 	}
 }
 
@@ -732,27 +856,60 @@ static void run_late_signals(const struct run_ctx *r)
 	sig_late_setup(msg);
 }
 
-/* From the fork to the end. Returns prof's exit status. */
-static int run_program(struct run_ctx *r)
+/* prof session: what the program sets in its own environment before it
+ * loads the agent, as one JSON object on stdout ({"run_dir", "agent",
+ * "env": {NAME: VALUE}}: the variables that differ from ours, which are
+ * its own), then stdout closed. 0 or 1 (said). */
+static int run_publish(struct run_ctx *r)
 {
-	int rc = run_spawn(r);
-	if (rc) {
-		sig_teardown(&r->sig);
-		run_finish_info(r, rc, 0);
-		return rc;
+	char **env = run_child_env(r);
+	if (!env)
+		return 1;
+	cJSON *o = cJSON_CreateObject(), *vars = cJSON_AddObjectToObject(o, "env");
+	cJSON_AddStringToObject(o, "run_dir", r->rd.path);
+	cJSON_AddStringToObject(o, "agent", r->agent);
+	for (char **e = env; *e; e++) {
+		char *eq = strchr(*e, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		const char *mine = getenv(*e);
+		if (!mine || strcmp(mine, eq + 1) != 0)
+			cJSON_AddStringToObject(vars, *e, eq + 1);
+		*eq = '=';
 	}
-	r->info.child_pid = (int)r->child.pid;
-	run_write_info(r);
-	run_set_timers(r);
+	spawn_env_free(env);
+	char *text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	int rc = text && printf("%s\n", text) > 0 && fflush(stdout) == 0 ? 0 : 1;
+	free(text);
+	if (rc)
+		fprintf(stderr, "prof session: cannot write to the program's pipe\n");
+	/* the program reads to EOF; our stdout is its pipe, nothing else */
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
+	return rc;
+}
+
+/* The host sampler over `root`'s tree, and the device's when recorded. */
+static void run_start_samplers(struct run_ctx *r, pid_t root)
+{
 	uint32_t ms = r->cfg.sampling_interval_ms, parts = run_host_parts(&r->cfg);
-	if (ms && parts &&
-	    (rc = sampler_start(&r->sampler, r->rd.launcher_fd, ms, getpid(), parts)))
+	int rc;
+	if (ms && parts && (rc = sampler_start(&r->sampler, r->rd.launcher_fd, ms, root, parts)))
 		fprintf(stderr, "prof: warning: host sampling off: cannot create %s/%s/%s/%s: %s\n",
 			r->rd.path, PROF_RAW_DIR, PROF_LAUNCHER_STREAMS, SAMPLER_STREAM,
 			strerror(-rc));
-	if (ms && (r->cfg.activities & CFG_ACT_DEVICE))
+	if (ms && (cfg_activities(&r->cfg) & CFG_ACT_DEVICE))
 		launcher_device_start(&r->dev, r->rd.fd, r->rd.launcher_fd, ms);
-	run_loop(r);
+}
+
+/* The program is gone: samplers stopped, the run's streams closed. */
+static void run_end(struct run_ctx *r)
+{
 	sampler_stop(r->sampler);
 	r->sampler = NULL;
 	launcher_device_stop(&r->dev);
@@ -762,10 +919,33 @@ static int run_program(struct run_ctx *r)
 	 * end prof by its default action, silently. */
 	run_late_signals(r);
 	sig_teardown(&r->sig);
-	int code, sig;
-	int status = run_mirror(r, &code, &sig);
+}
+
+/* From the fork (prof session: from the program's pipe) to the end.
+ * Returns prof's exit status. */
+static int run_program(struct run_ctx *r)
+{
+	int rc = r->session ? run_publish(r) : run_spawn(r);
+	if (rc) {
+		sig_teardown(&r->sig);
+		run_finish_info(r, rc, 0);
+		return rc;
+	}
+	r->info.child_pid = r->session ? (int)r->program : (int)r->child.pid;
+	run_write_info(r);
+	run_set_timers(r);
+	run_start_samplers(r, r->session ? r->program : getpid());
+	if (r->session)
+		run_session_loop(r);
+	else
+		run_loop(r);
+	run_end(r);
+	int code = 0, sig = 0;
+	int status = r->session ? 0 : run_mirror(r, &code, &sig);
 	run_finish_info(r, code, sig);
+	win_drain(&r->win);
 	run_parse(r);
+	win_report(&r->win, stderr);
 	run_report_storage(r);
 	run_report_disk(r);
 	run_report_notices(r);
@@ -775,6 +955,7 @@ static int run_program(struct run_ctx *r)
 static void run_free(struct run_ctx *r)
 {
 	dyn_stop(&r->dyn);
+	win_stop(&r->win);
 	run_notices_free(&r->notices);
 	rundir_close(&r->rd);
 	free(r->exe);
@@ -783,15 +964,43 @@ static void run_free(struct run_ctx *r)
 	cfg_free(&r->cfg);
 }
 
-int cmd_run(int argc, char **argv)
+/* /proc/PID/cmdline as an argv, for profiler_info.json; never NULL. */
+static char **run_program_argv(pid_t pid)
 {
-	struct run_args a;
+	static char *unknown[] = { "python", NULL };
+	char path[64], *text = NULL;
+	size_t n = 0, k = 0;
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	if (fs_read_file(path, &text, &n) != 0 || n == 0) {
+		free(text);
+		return unknown;
+	}
+	for (size_t i = 0; i < n; i++)
+		k += text[i] == '\0';
+	char **v = calloc(k + 2, sizeof *v);
+	if (!v) {
+		free(text);
+		return unknown;
+	}
+	k = 0;
+	for (size_t i = 0; i < n; i += strlen(text + i) + 1)
+		v[k++] = text + i;
+	return v;   /* text lives as long as prof: freed with the process */
+}
+
+static int run_main(int argc, char **argv, bool session)
+{
+	struct run_args a = { .session = session };
 	int rc = run_parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	struct run_ctx r;
 	memset(&r, 0, sizeof r);
 	r.cmd = a.cmd;
+	r.session = session;
+	r.program = session ? getppid() : 0;
+	if (session)
+		r.cmd = r.program_argv = run_program_argv(r.program);
 	r.dynamic_dir = a.dynamic_dir;
 	r.sig.fd = -1;
 	r.rd.fd = r.rd.raw_fd = r.rd.launcher_fd = -1;
@@ -803,7 +1012,7 @@ int cmd_run(int argc, char **argv)
 		cfg_free(&r.cfg);
 		return 2;
 	}
-	rc = run_resolve(&r);
+	rc = session ? 0 : run_resolve(&r);
 	if (!rc)
 		rc = run_setup(&r);
 	if (!rc)
@@ -818,4 +1027,18 @@ int cmd_run(int argc, char **argv)
 		sig_die(sig);
 	}
 	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	return run_main(argc, argv, false);
+}
+
+/* prof session [options]: prof run for a Python program that profiles
+ * itself (share/prof/python/prof, plain python): the program starts it
+ * with a pipe on stdin and stdout, reads the environment to set before it
+ * loads the agent, and closes the pipe when it ends; then the parse. */
+int cmd_session(int argc, char **argv)
+{
+	return run_main(argc, argv, true);
 }

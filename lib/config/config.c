@@ -4,6 +4,7 @@
  * one of them and not the others.
  */
 #include "config/config.h"
+#include "config/config_int.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -77,17 +78,22 @@ static const struct cfg_key cfg_keys[] = {
 	{ "record_shapes", T_BOOL, OFF(record_shapes), 0, 0, NULL, "boolean",
 	  "record operator input shapes and types", false },
 	{ "profile_memory", T_BOOL, OFF(profile_memory), 0, 0, NULL, "boolean",
-	  "record memory allocations", true },
+	  "record memory allocations (later release)", true },
 	{ "with_stack", T_BOOL, OFF(with_stack), 0, 0, NULL, "boolean",
 	  "record the Python call stack of operators", false },
 	{ "with_modules", T_BOOL, OFF(with_modules), 0, 0, NULL, "boolean",
-	  "record the module hierarchy of operators", true },
+	  "record the module hierarchy of operators (later release)", true },
+	{ "with_flops", T_BOOL, OFF(with_flops), 0, 0, NULL, "boolean",
+	  "count operators' floating-point operations (later release)", true },
 	{ "analyse", T_BOOL, OFF(analyse), 0, 0, NULL, "boolean",
 	  "parse right after the program exits (default true; --no-parse sets false)", false },
 	{ "export_type", T_SET, OFF(export_type), 0, 0, export_names, "list: text, db",
 	  "output formats: CSV/JSON files, PROFILER_OUTPUT/profiler.db (default text)", false },
 	{ "profiler_level", T_ENUM, OFF(profiler_level), 0, 0, level_names,
-	  "Level_none, Level0, Level1, Level2", "amount of device detail (default Level0)", true },
+	  "Level_none, Level0, Level1, Level2",
+	  "device detail: Level_none records no device activity (default Level0)", false },
+	{ "msprof_tx", T_BOOL, OFF(msprof_tx), 0, 0, NULL, "boolean",
+	  "record prof_tx and NVTX marks and ranges (default true)", false },
 	{ "data_simplification", T_BOOL, OFF(data_simplification), 0, 0, NULL, "boolean",
 	  "delete raw/ after a parse that read everything (default false)", false },
 	{ "timeline_limit", T_UINT, OFF(timeline_limit_mb), 0, MB_MAX, NULL, "integer MB, 0 = none",
@@ -102,6 +108,10 @@ static const struct cfg_key cfg_keys[] = {
 	  "raw data the whole tree may record; past it streams stop recording and count losses", false },
 	{ "host_sys", T_SET, OFF(host_sys), 0, 0, host_names, "list: cpu, mem, disk, network",
 	  "host data to sample (default cpu, mem)", false },
+	{ "is_rank", T_BOOL, OFF(is_rank), 0, 0, NULL, "boolean",
+	  "record only the processes whose rank (RANK, ...) is in rank_list", false },
+	{ "rank_list", T_STRING, OFF(rank_list), 0, 0, NULL, "list of ranks, e.g. [0, 3]",
+	  "the ranks that record under is_rank (0 to 8191)", false },
 	{ "archive", T_ENUM, OFF(archive), 0, 0, archive_names, "none, tar.gz, tar.zst, zip",
 	  "pack the run directory into RUN_DIR.<format> after the parse (default none)", false },
 	{ "delay", T_SECONDS, OFF(delay_s), 0, 1000000, NULL, "seconds >= 0",
@@ -112,6 +122,8 @@ static const struct cfg_key cfg_keys[] = {
 	  "integer ms, 0..60000, 0 = off", "host sampling period (default 20)", false },
 	{ "start_paused", T_BOOL, OFF(start_paused), 0, 0, NULL, "boolean",
 	  "record nothing until the program calls prof_start()", false },
+	{ "cycle_results", T_BOOL, OFF(cycle_results), 0, 0, NULL, "boolean",
+	  "with a schedule: each cycle's steps parsed into RUN_DIR/cycles/ while the job runs", false },
 	{ "gc_detect", T_BOOL, OFF(gc_detect), 0, 0, NULL, "boolean",
 	  "record Python garbage collections as ranges on their thread (default false)", false },
 	{ "mstx_domain_include", T_NAMES, OFF(mstx_domain_include), 0, 0, NULL, "list of strings",
@@ -122,6 +134,7 @@ static const struct cfg_key cfg_keys[] = {
 	  false },
 	{ NULL, 0, 0, 0, 0, NULL, NULL, NULL, false },
 };
+_Static_assert(sizeof cfg_keys / sizeof cfg_keys[0] <= 64, "set_keys holds 64 keys");
 
 void cfg_defaults(struct prof_config *c)
 {
@@ -131,6 +144,7 @@ void cfg_defaults(struct prof_config *c)
 	c->analyse = true;
 	c->export_type = CFG_EXPORT_TEXT;
 	c->profiler_level = CFG_LEVEL_0;
+	c->msprof_tx = true;
 	c->host_sys = CFG_HOST_CPU | CFG_HOST_MEM;
 	c->sampling_interval_ms = 20;
 }
@@ -145,6 +159,15 @@ void cfg_free(struct prof_config *c)
 	c->mstx_domain_include = NULL;
 	free(c->mstx_domain_exclude);
 	c->mstx_domain_exclude = NULL;
+	free(c->rank_list);
+	c->rank_list = NULL;
+	cfg_notes_free(c);
+}
+
+uint32_t cfg_activities(const struct prof_config *c)
+{
+	return c->profiler_level == CFG_LEVEL_NONE ? c->activities & ~(uint32_t)CFG_ACT_DEVICE
+						   : c->activities;
 }
 
 static const struct cfg_key *cfg_find(const char *key)
@@ -162,29 +185,51 @@ static void note_set(struct prof_config *c, const struct cfg_key *k)
 	c->set_keys |= 1ull << (top - cfg_keys);
 }
 
-void cfg_pending_keys(const struct prof_config *c, char *buf, size_t len)
+/* Why the value of `k` just set cannot act as asked, or NULL: a key a
+ * later release acts on, when its value asks for something (true, a
+ * list), or a profiler_level above what exists here. */
+static const char *key_why(const struct prof_config *c, const struct cfg_key *k)
 {
-	buf[0] = '\0';
-	for (const struct cfg_key *k = cfg_keys; k->key; k++) {
-		if (!k->pending || !(c->set_keys & (1ull << (k - cfg_keys))))
-			continue;
-		if (buf[0])
-			strncat(buf, ", ", len - strlen(buf) - 1);
-		strncat(buf, k->key, len - strlen(buf) - 1);
-	}
+	const void *field = (const char *)c + k->off;
+	if (k->off == OFF(profiler_level))
+		return c->profiler_level > CFG_LEVEL_0 ?
+			"Level1 and Level2 add Ascend detail (AscendCL, AI Core metrics, AI CPU); "
+			"here they record what Level0 does: kernels, copies, memory, API calls, "
+			"collectives" : NULL;
+	if (!k->pending || (k->type == T_BOOL && !*(const bool *)field))
+		return NULL;
+	return "checked and recorded, but not acted on in this release";
 }
 
-__attribute__((format(printf, 4, 5)))
-static int cfg_fail(struct cfg_error *err, const char *source, const char *key,
-		    const char *fmt, ...)
+/* After `k` was set: its note, as the source spelled the key. */
+static void key_note(struct prof_config *c, const struct cfg_key *k, const char *shown,
+		     const char *source)
+{
+	cfg_note(c, shown, k->key, source, key_why(c, k));
+}
+
+int cfg_fail(struct cfg_error *err, const char *source, const char *key, const char *fmt, ...)
 {
 	char what[CFG_ERR_MAX / 2];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	snprintf(err->msg, sizeof err->msg, "%s: key \"%s\": %s", source, key, what);
+	snprintf(err->msg, sizeof err->msg, "%s%skey \"%s\": %s", source, *source ? ": " : "",
+		 key, what);
 	return -1;
+}
+
+/* An error about prof's key `target` names the key the source wrote. */
+static int rename_key(struct cfg_error *err, const char *source, const char *target,
+		      const char *shown)
+{
+	char was[CFG_ERR_MAX];
+	int n = snprintf(was, sizeof was, "%s%skey \"%s\": ", source, *source ? ": " : "", target);
+	if (strcmp(target, shown) == 0 || n < 0 || strncmp(err->msg, was, (size_t)n) != 0)
+		return -1;
+	snprintf(was, sizeof was, "%s", err->msg + n);
+	return cfg_fail(err, source, shown, "%s", was);
 }
 
 static int name_lookup(const struct cfg_name *names, const char *s, size_t n, uint32_t *out)
@@ -312,33 +357,54 @@ static void mark_schedule(struct prof_config *c, const struct cfg_key *k)
 		c->schedule.set = true;
 }
 
-int cfg_set(struct prof_config *c, const char *key, const char *value,
-	    const char *source, struct cfg_error *err)
+static bool is_numlist(const struct cfg_key *k)
 {
-	const struct cfg_key *k = cfg_find(key);
-	if (!k || k->type == T_OBJECT)
-		return cfg_fail(err, source, key, "%s", "unknown key (prof run --help lists the keys)");
+	return k->off == OFF(step_list) || k->off == OFF(rank_list);
+}
+
+/* step_list and rank_list as text: "3,4,5" or "3-5"; rank_list may be
+ * empty (no rank records) and holds ranks below CFG_RANKS. */
+static int check_numlist(const struct cfg_key *k, const char *value, const char *source,
+			 struct cfg_error *err)
+{
+	uint64_t *v;
+	size_t n;
+	char why[160];
+	bool ranks = k->off == OFF(rank_list);
+	if (ranks && !*value)
+		return 0;
+	if (cfg_parse_step_list(value, &v, &n, why, sizeof why))
+		return cfg_fail(err, source, k->key, "%s", why);
+	uint64_t last = v[n - 1];
+	free(v);
+	if (ranks && last >= CFG_RANKS)
+		return cfg_fail(err, source, k->key, "ranks are from 0 to %u, not %llu",
+				CFG_RANKS - 1, (unsigned long long)last);
+	return 0;
+}
+
+static int set_string(const struct cfg_key *k, void *field, const char *value,
+		      const char *source, struct cfg_error *err)
+{
+	if (is_numlist(k) ? check_numlist(k, value, source, err) != 0 : !*value)
+		return is_numlist(k) ? -1 : cfg_fail(err, source, k->key, "%s", "must not be empty");
+	free(*(char **)field);
+	*(char **)field = strdup(value);
+	return 0;
+}
+
+static int set_text(struct prof_config *c, const struct cfg_key *k, const char *value,
+		    const char *source, struct cfg_error *err)
+{
 	void *field = (char *)c + k->off;
 	mark_schedule(c, k);
 	note_set(c, k);
 	switch (k->type) {
 	case T_STRING:
-		if (!*value && k->off != OFF(step_list))
-			return cfg_fail(err, source, key, "%s", "must not be empty");
-		if (k->off == OFF(step_list)) {
-			uint64_t *v;
-			size_t n;
-			char why[160];
-			if (cfg_parse_step_list(value, &v, &n, why, sizeof why))
-				return cfg_fail(err, source, key, "%s", why);
-			free(v);
-		}
-		free(*(char **)field);
-		*(char **)field = strdup(value);
-		return 0;
+		return set_string(k, field, value, source, err);
 	case T_BOOL:
 		if (parse_bool_text(value, field) != 0)
-			return cfg_fail(err, source, key, "expected true or false, got \"%.40s\"", value);
+			return cfg_fail(err, source, k->key, "expected true or false, got \"%.40s\"", value);
 		return 0;
 	case T_UINT:
 		return parse_uint_text(k, value, field, source, err);
@@ -346,7 +412,7 @@ int cfg_set(struct prof_config *c, const char *key, const char *value,
 		char *end;
 		double v = strtod(value, &end);
 		if (!*value || *end)
-			return cfg_fail(err, source, key, "expected %s", k->type_doc);
+			return cfg_fail(err, source, k->key, "expected %s", k->type_doc);
 		if (check_seconds(k, v, source, err))
 			return -1;
 		*(double *)field = v;
@@ -362,7 +428,7 @@ int cfg_set(struct prof_config *c, const char *key, const char *value,
 	case T_ENUM: {
 		uint32_t v;
 		if (name_lookup(k->names, value, strlen(value), &v) != 0)
-			return cfg_fail(err, source, key, "expected one of %s", k->type_doc);
+			return cfg_fail(err, source, k->key, "expected one of %s", k->type_doc);
 		if (k->names == archive_names)
 			*(enum cfg_archive *)field = (enum cfg_archive)v;
 		else
@@ -377,7 +443,25 @@ int cfg_set(struct prof_config *c, const char *key, const char *value,
 	return -1;
 }
 
-static const char *json_type_name(const cJSON *v)
+int cfg_set_as(struct prof_config *c, const char *target, const char *value, const char *shown,
+	       const char *source, struct cfg_error *err)
+{
+	const struct cfg_key *k = cfg_find(target);
+	if (!k || k->type == T_OBJECT)
+		return cfg_fail(err, source, shown, "%s", "unknown key (prof run --help lists the keys)");
+	if (set_text(c, k, value, source, err))
+		return rename_key(err, source, k->key, shown);
+	key_note(c, k, shown, source);
+	return 0;
+}
+
+int cfg_set(struct prof_config *c, const char *key, const char *value,
+	    const char *source, struct cfg_error *err)
+{
+	return cfg_set_as(c, key, value, key, source, err);
+}
+
+const char *cfg_json_type(const cJSON *v)
 {
 	if (cJSON_IsBool(v)) return "a boolean";
 	if (cJSON_IsNumber(v)) return "a number";
@@ -391,7 +475,7 @@ static int wrong_type(const struct cfg_key *k, const cJSON *v, const char *sourc
 		      struct cfg_error *err)
 {
 	char what[160];
-	snprintf(what, sizeof what, "expected %s, got %s", k->type_doc, json_type_name(v));
+	snprintf(what, sizeof what, "expected %s, got %s", k->type_doc, cfg_json_type(v));
 	return cfg_fail(err, source, k->key, "%s", what);
 }
 
@@ -400,7 +484,7 @@ static int apply_set_json(struct prof_config *c, const struct cfg_key *k, const 
 {
 	uint32_t set = 0;
 	if (cJSON_IsString(v))
-		return cfg_set(c, k->key, v->valuestring, source, err);
+		return set_text(c, k, v->valuestring, source, err);
 	if (!cJSON_IsArray(v))
 		return wrong_type(k, v, source, err);
 	const cJSON *e;
@@ -417,12 +501,18 @@ static int apply_set_json(struct prof_config *c, const struct cfg_key *k, const 
 static int apply_object(struct prof_config *c, const cJSON *obj, const char *prefix,
 			const char *source, struct cfg_error *err);
 
-/* step_list as a JSON number or array of numbers: [3, 4, 5]. */
-static int steps_json(struct prof_config *c, const struct cfg_key *k, const cJSON *v,
-		      const char *source, struct cfg_error *err)
+/* step_list or rank_list as a JSON number or array of numbers: [3, 4, 5];
+ * null: none (what cfg_to_json writes back for it). */
+static int numlist_json(struct prof_config *c, const struct cfg_key *k, const cJSON *v,
+			const char *source, struct cfg_error *err)
 {
 	char buf[4096] = "";
 	size_t len = 0;
+	if (cJSON_IsNull(v)) {
+		free(*(char **)((char *)c + k->off));
+		*(char **)((char *)c + k->off) = NULL;
+		return 0;
+	}
 	const cJSON *e = v;
 	int one = cJSON_IsNumber(v);
 	if (!one)
@@ -433,12 +523,24 @@ static int steps_json(struct prof_config *c, const struct cfg_key *k, const cJSO
 			return wrong_type(k, e, source, err);
 		int w = snprintf(buf + len, sizeof buf - len, "%s%.0f", len ? "," : "", e->valuedouble);
 		if (w < 0 || (size_t)w >= sizeof buf - len)
-			return cfg_fail(err, source, k->key, "%s", "too many steps");
+			return cfg_fail(err, source, k->key, "%s", "too many numbers");
 		len += (size_t)w;
 	}
-	if (!len)
+	if (!len && k->off == OFF(step_list))
 		return cfg_fail(err, source, k->key, "%s", "an empty list names no step");
-	return cfg_set(c, k->key, buf, source, err);
+	return set_text(c, k, buf, source, err);
+}
+
+static int apply_uint_json(struct prof_config *c, const struct cfg_key *k, const cJSON *v,
+			   const char *source, struct cfg_error *err)
+{
+	char num[64];
+	if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
+		return wrong_type(k, v, source, err);
+	if (v->valuedouble < 0 || v->valuedouble > UINT32_MAX)
+		return cfg_fail(err, source, k->key, "value out of range (%s)", k->type_doc);
+	snprintf(num, sizeof num, "%.0f", v->valuedouble);
+	return set_text(c, k, num, source, err);
 }
 
 /* A T_NAMES key from a JSON array of strings. */
@@ -462,37 +564,25 @@ static int names_json(struct prof_config *c, const struct cfg_key *k, const cJSO
 static int apply_value(struct prof_config *c, const struct cfg_key *k, const cJSON *v,
 		       const char *source, struct cfg_error *err)
 {
-	char num[64];
 	note_set(c, k);
 	switch (k->type) {
 	case T_ENUM:
 		if (cJSON_IsBool(v) && k->names == archive_names)   /* the old boolean */
-			return cfg_set(c, k->key, cJSON_IsTrue(v) ? "true" : "false", source, err);
+			return set_text(c, k, cJSON_IsTrue(v) ? "true" : "false", source, err);
 		/* fall through */
 	case T_STRING:
-		if (k->off == OFF(step_list) && (cJSON_IsArray(v) || cJSON_IsNumber(v)))
-			return steps_json(c, k, v, source, err);
-		if (k->off == OFF(step_list) && cJSON_IsNull(v)) {
-			/* every step: what cfg_to_json writes back for it */
-			free(c->step_list);
-			c->step_list = NULL;
-			return 0;
-		}
+		if (is_numlist(k) && (cJSON_IsArray(v) || cJSON_IsNumber(v) || cJSON_IsNull(v)))
+			return numlist_json(c, k, v, source, err);
 		if (!cJSON_IsString(v))
 			return wrong_type(k, v, source, err);
-		return cfg_set(c, k->key, v->valuestring, source, err);
+		return set_text(c, k, v->valuestring, source, err);
 	case T_BOOL:
 		if (!cJSON_IsBool(v))
 			return wrong_type(k, v, source, err);
 		*(bool *)((char *)c + k->off) = cJSON_IsTrue(v);
 		return 0;
 	case T_UINT:
-		if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
-			return wrong_type(k, v, source, err);
-		if (v->valuedouble < 0 || v->valuedouble > UINT32_MAX)
-			return cfg_fail(err, source, k->key, "value out of range (%s)", k->type_doc);
-		snprintf(num, sizeof num, "%.0f", v->valuedouble);
-		return cfg_set(c, k->key, num, source, err);
+		return apply_uint_json(c, k, v, source, err);
 	case T_SECONDS:
 		if (!cJSON_IsNumber(v))
 			return wrong_type(k, v, source, err);
@@ -522,6 +612,18 @@ static int apply_value(struct prof_config *c, const struct cfg_key *k, const cJS
 	return -1;
 }
 
+int cfg_apply_as(struct prof_config *c, const char *target, const cJSON *v, const char *shown,
+		 const char *source, struct cfg_error *err)
+{
+	const struct cfg_key *k = cfg_find(target);
+	if (!k)
+		return cfg_fail(err, source, shown, "%s", "unknown key (prof run --help lists the keys)");
+	if (apply_value(c, k, v, source, err))
+		return rename_key(err, source, k->key, shown);
+	key_note(c, k, shown, source);
+	return 0;
+}
+
 static int apply_object(struct prof_config *c, const cJSON *obj, const char *prefix,
 			const char *source, struct cfg_error *err)
 {
@@ -532,14 +634,20 @@ static int apply_object(struct prof_config *c, const cJSON *obj, const char *pre
 			snprintf(key, sizeof key, "%s.%s", prefix, v->string);
 		else
 			snprintf(key, sizeof key, "%s", v->string);
-		const struct cfg_key *k = cfg_find(key);
-		if (!k)
-			return cfg_fail(err, source, key, "%s",
-					"unknown key (prof run --help lists the keys)");
-		if (apply_value(c, k, v, source, err))
+		if (cfg_apply_as(c, key, v, key, source, err))
 			return -1;
 	}
 	return 0;
+}
+
+/* A member of a prof JSON source: prof's key, or torch_npu's. */
+static int prof_member(struct prof_config *c, const cJSON *v, const char *source,
+		       struct cfg_error *err)
+{
+	int rc = cfg_torch_member(c, v, source, err);
+	if (rc <= 0)
+		return rc;
+	return cfg_find(v->string) ? cfg_apply_as(c, v->string, v, v->string, source, err) : 1;
 }
 
 static int check_schedule(const struct prof_config *c, const char *source, struct cfg_error *err)
@@ -567,8 +675,8 @@ int cfg_validate(const struct prof_config *c, struct cfg_error *err)
 	return rc ? rc : check_domains(c, "configuration", err);
 }
 
-int cfg_apply_json(struct prof_config *c, const char *text, const char *source,
-		   struct cfg_error *err)
+int cfg_apply_members(struct prof_config *c, const char *text, const char *source,
+		      cfg_member_fn each, struct cfg_error *err)
 {
 	cJSON *root = cJSON_Parse(text);
 	if (!root) {
@@ -582,17 +690,25 @@ int cfg_apply_json(struct prof_config *c, const char *text, const char *source,
 	int rc = 0;
 	if (!cJSON_IsObject(root)) {
 		snprintf(err->msg, sizeof err->msg, "%s: expected a JSON object, got %s",
-			 source, json_type_name(root));
+			 source, cfg_json_type(root));
 		rc = -1;
 	}
-	if (!rc)
-		rc = apply_object(c, root, NULL, source, err);
-	if (!rc)
-		rc = check_schedule(c, source, err);
-	if (!rc)
-		rc = check_domains(c, source, err);
+	const cJSON *v;
+	for (v = rc ? NULL : root->child; v && !rc; v = v->next)
+		if ((rc = each(c, v, source, err)) > 0)
+			rc = cfg_fail(err, source, v->string, "%s",
+				      "unknown key (prof run --help lists the keys)");
 	cJSON_Delete(root);
 	return rc;
+}
+
+int cfg_apply_json(struct prof_config *c, const char *text, const char *source,
+		   struct cfg_error *err)
+{
+	if (cfg_apply_members(c, text, source, prof_member, err))
+		return -1;
+	int rc = check_schedule(c, source, err);
+	return rc ? rc : check_domains(c, source, err);
 }
 
 int cfg_apply_file(struct prof_config *c, const char *path, struct cfg_error *err)
@@ -606,6 +722,28 @@ int cfg_apply_file(struct prof_config *c, const char *path, struct cfg_error *er
 	rc = cfg_apply_json(c, text, path, err);
 	free(text);
 	return rc;
+}
+
+int cfg_json_bool(const cJSON *v, const char *key, const char *source, bool *out,
+		  struct cfg_error *err)
+{
+	if (!cJSON_IsBool(v))
+		return cfg_fail(err, source, key, "expected boolean, got %s", cfg_json_type(v));
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
+int cfg_json_int(const cJSON *v, const char *key, long min, long max, const char *source,
+		 long *out, struct cfg_error *err)
+{
+	if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
+		return cfg_fail(err, source, key, "expected an integer from %ld to %ld, got %s",
+				min, max, cJSON_IsNumber(v) ? "a fraction" : cfg_json_type(v));
+	if (v->valuedouble < (double)min || v->valuedouble > (double)max)
+		return cfg_fail(err, source, key, "value out of range (an integer from %ld to %ld)",
+				min, max);
+	*out = (long)v->valuedouble;
+	return 0;
 }
 
 static cJSON *set_to_json(const struct cfg_name *names, uint32_t set)

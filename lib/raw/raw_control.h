@@ -48,6 +48,13 @@ struct raw_control {
 	 * bit r of dyn_ranks is rank r. */
 	uint32_t dyn_is_rank;
 	uint64_t dyn_ranks[RAW_DYN_RANK_WORDS];
+	/* The request's "analyse": a result of the activation's steps of its
+	 * own when it ends (lib/run/windows.h), written by each agent's
+	 * request. Inside the seqlock. */
+	uint32_t dyn_analyse;
+	/* The request's warm-up steps, before its dyn_active recorded ones
+	 * (inside the seqlock too). */
+	uint32_t dyn_warmup;
 };
 
 #endif

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 
 #include "common/agent_env.h"
 #include "common/fsutil.h"
+#include "config/config_torch.h"
 
 __attribute__((format(printf, 2, 3)))
 static void dyn_log(struct dyn_watch *w, const char *fmt, ...)
@@ -116,7 +118,7 @@ int dyn_start(struct dyn_watch *w, const char *dir, const struct prof_config *cf
 static const char *const dyn_bools[] = {
 	"analyse", "record_shapes", "profile_memory", "with_stack", "with_flops",
 	"with_modules", "is_rank", NULL };
-static const char *const dyn_uints[] = { "active", "warmup", "start_step", NULL };
+static const char *const dyn_uints[] = { "active", "warmup", NULL };
 
 static int dyn_in(const char *const *list, const char *key)
 {
@@ -136,20 +138,29 @@ static int dyn_fail(char *why, size_t len, const char *fmt, ...)
 	return -1;
 }
 
+static int dyn_whole(const cJSON *v, double min, double max)
+{
+	return cJSON_IsNumber(v) && v->valuedouble >= min && v->valuedouble <= max &&
+	       v->valuedouble == floor(v->valuedouble);
+}
+
 static int dyn_check_key(const cJSON *v, char *why, size_t len)
 {
 	const char *k = v->string;
 	if (dyn_in(dyn_bools, k) && !cJSON_IsBool(v))
 		return dyn_fail(why, len, "key \"%s\": expected true or false", k);
-	if (dyn_in(dyn_uints, k) && (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
-				     v->valuedouble > 1e6 || v->valuedouble != floor(v->valuedouble)))
+	if (dyn_in(dyn_uints, k) && !dyn_whole(v, 0, 1e6))
 		return dyn_fail(why, len, "key \"%s\": expected an integer from 0 to 1000000", k);
-	if (strcmp(k, "prof_dir") == 0 && !cJSON_IsString(v))
-		return dyn_fail(why, len, "key \"prof_dir\": expected a string");
+	/* -1: dynamic_profile's "at once", as 0 here: the next step */
+	if (strcmp(k, "start_step") == 0 && !dyn_whole(v, -1, 1e6))
+		return dyn_fail(why, len, "key \"%s\": expected an integer from -1 to 1000000", k);
+	if (strcmp(k, "prof_dir") == 0 && (!cJSON_IsString(v) || !*v->valuestring))
+		return dyn_fail(why, len, "key \"prof_dir\": expected a directory (a string)");
 	if ((strcmp(k, "activities") == 0 || strcmp(k, "rank_list") == 0) && !cJSON_IsArray(v))
 		return dyn_fail(why, len, "key \"%s\": expected an array", k);
 	if (!dyn_in(dyn_bools, k) && !dyn_in(dyn_uints, k) && strcmp(k, "prof_dir") &&
-	    strcmp(k, "activities") && strcmp(k, "rank_list") && strcmp(k, "experimental_config"))
+	    strcmp(k, "start_step") && strcmp(k, "activities") && strcmp(k, "rank_list") &&
+	    strcmp(k, "experimental_config"))
 		return dyn_fail(why, len, "unknown key \"%s\"", k);
 	return 0;
 }
@@ -184,6 +195,38 @@ static int dyn_ranks(const cJSON *list, struct dyn_request *out, char *why, size
 	return 0;
 }
 
+/* experimental_config, checked and mapped as --config does it. */
+static int dyn_exp(const cJSON *obj, struct dyn_request *out, char *why, size_t len)
+{
+	struct cfg_error err = { "" };
+	if (!obj)
+		return 0;
+	out->has_exp = true;
+	if (cfg_apply_experimental(&out->exp, obj, "", &err))
+		return dyn_fail(why, len, "%s", err.msg);
+	const cJSON *v;
+	cJSON_ArrayForEach(v, obj) {
+		size_t used = strlen(out->exp_keys), room = sizeof out->exp_keys - used;
+		if (cfg_experimental_maps(v->string) && strlen(v->string) + 3 < room)
+			snprintf(out->exp_keys + used, room, "%s%s", used ? ", " : "", v->string);
+	}
+	return 0;
+}
+
+/* active, warmup, start_step (the keys are checked already). */
+static int dyn_window(const cJSON *root, struct dyn_request *out, char *why, size_t len)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "active");
+	out->active = v ? (uint32_t)v->valuedouble : 1;
+	if (out->active == 0)
+		return dyn_fail(why, len, "key \"active\": must be at least 1");
+	v = cJSON_GetObjectItemCaseSensitive(root, "warmup");
+	out->warmup = v ? (uint32_t)v->valuedouble : 0;
+	v = cJSON_GetObjectItemCaseSensitive(root, "start_step");
+	out->start_step = v && v->valuedouble > 0 ? (uint32_t)v->valuedouble : 0;
+	return 0;
+}
+
 static int dyn_fill(const cJSON *root, struct dyn_request *out, char *why, size_t len)
 {
 	const cJSON *v;
@@ -200,21 +243,37 @@ static int dyn_fill(const cJSON *root, struct dyn_request *out, char *why, size_
 	for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, bits[i].key)))
 			out->flags |= bits[i].bit;
-	v = cJSON_GetObjectItemCaseSensitive(root, "active");
-	out->active = v ? (uint32_t)v->valuedouble : 1;
-	if (out->active == 0)
-		return dyn_fail(why, len, "key \"active\": must be at least 1");
-	v = cJSON_GetObjectItemCaseSensitive(root, "start_step");
-	out->start_step = v ? (uint32_t)v->valuedouble : 0;
+	/* their notes (not recorded yet) are the configuration's own; a
+	 * boolean's "true" or "false" cannot fail */
+	static const char *const noted[] = { "with_flops", "profile_memory", "with_modules" };
+	for (size_t i = 0; i < sizeof noted / sizeof noted[0]; i++)
+		if ((v = cJSON_GetObjectItemCaseSensitive(root, noted[i])))
+			cfg_set(&out->exp, noted[i], cJSON_IsTrue(v) ? "true" : "false", "",
+				&(struct cfg_error){ "" });
+	v = cJSON_GetObjectItemCaseSensitive(root, "prof_dir");
+	out->prof_dir = v ? strdup(v->valuestring) : NULL;
+	v = cJSON_GetObjectItemCaseSensitive(root, "analyse");
+	out->analyse = v ? cJSON_IsTrue(v) : -1;
+	if (dyn_window(root, out, why, len) ||
+	    dyn_exp(cJSON_GetObjectItemCaseSensitive(root, "experimental_config"), out, why, len))
+		return -1;
 	/* Each agent judges its own rank: one run may hold every rank. */
 	out->is_rank = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "is_rank"));
 	v = cJSON_GetObjectItemCaseSensitive(root, "rank_list");
 	return v ? dyn_ranks(v, out, why, len) : 0;
 }
 
+void dyn_request_free(struct dyn_request *q)
+{
+	free(q->prof_dir);
+	q->prof_dir = NULL;
+	cfg_free(&q->exp);
+}
+
 int dyn_parse(const char *text, struct dyn_request *out, char *why, size_t len)
 {
 	memset(out, 0, sizeof *out);
+	cfg_defaults(&out->exp);
 	cJSON *root = cJSON_Parse(text);
 	if (!root) {
 		const char *at = cJSON_GetErrorPtr();
@@ -242,22 +301,61 @@ static void dyn_publish(struct dyn_watch *w, struct raw_control *ctl, const stru
 	/* acq_rel: the request's stores stay after the odd value */
 	uint32_t seq = __atomic_fetch_add(&ctl->dyn_seq, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&ctl->dyn_active, q->active, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->dyn_warmup, q->warmup, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->dyn_flags, q->flags, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->dyn_start_step, q->start_step, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->dyn_is_rank, (uint32_t)q->is_rank, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->dyn_analyse, q->analyse == 1, __ATOMIC_RELAXED);
 	for (uint32_t i = 0; i < RAW_DYN_RANK_WORDS; i++)
 		__atomic_store_n(&ctl->dyn_ranks[i], q->ranks[i], __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->dyn_generation, ++w->activations, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->dyn_seq, seq + 2, __ATOMIC_RELEASE);
-	char from[32] = "the next step";
+	char from[32] = "the next step", warm[48] = "";
 	if (q->start_step)
 		snprintf(from, sizeof from, "step %u", q->start_step);
-	dyn_log(w, "activation %u: recording %u step%s from %s%s%s%s%s", w->activations,
-		q->active, q->active == 1 ? "" : "s", from,
+	if (q->warmup)
+		snprintf(warm, sizeof warm, " after %u warm-up step%s", q->warmup,
+			 q->warmup == 1 ? "" : "s");
+	dyn_log(w, "activation %u: recording %u step%s%s from %s%s%s%s%s", w->activations,
+		q->active, q->active == 1 ? "" : "s", warm, from,
 		q->is_rank ? " in the ranks of rank_list" : "",
 		q->flags & PROF_FW_OPS ? ", operators" : "",
 		q->flags & PROF_FW_SHAPES ? ", shapes" : "",
 		q->flags & PROF_FW_STACK ? ", stacks" : "");
+}
+
+/* What the activation asked for and does not get, a line each. */
+static void dyn_log_notes(struct dyn_watch *w, const struct dyn_request *q)
+{
+	unsigned n = w->activations;
+	for (size_t i = 0; i < q->exp.nnotes; i++)
+		dyn_log(w, "activation %u: note: key \"%s\": %s", n, q->exp.notes[i].key,
+			q->exp.notes[i].why);
+	if (q->exp_keys[0])
+		dyn_log(w, "activation %u: note: experimental_config %s: act%s for the whole run "
+			"as --config or PROF_OPTIONS set %s, not per activation", n, q->exp_keys,
+			strchr(q->exp_keys, ',') ? "" : "s", strchr(q->exp_keys, ',') ? "them" : "it");
+	if (q->prof_dir && q->analyse != 1)
+		dyn_log(w, "activation %u: note: prof_dir: used only with \"analyse\": true (the "
+			"activation's result goes there); its steps are in the run's own output", n);
+}
+
+/* Where the activation's result goes: prof_dir, relative to the
+ * directory prof was started in (the program's, as in torch_npu). */
+static void dyn_keep_out(struct dyn_watch *w, const struct dyn_request *q)
+{
+	free(w->last_prof_dir);
+	w->last_prof_dir = NULL;
+	w->last_analyse = q->analyse == 1;
+	if (!w->last_analyse || !q->prof_dir)
+		return;
+	char cwd[4096];
+	if (q->prof_dir[0] == '/' || !getcwd(cwd, sizeof cwd))
+		w->last_prof_dir = strdup(q->prof_dir);
+	else
+		w->last_prof_dir = fs_join(cwd, q->prof_dir);
+	dyn_log(w, "activation %u: its result goes to %s when it ends", w->activations,
+		w->last_prof_dir ? w->last_prof_dir : q->prof_dir);
 }
 
 int dyn_poll(struct dyn_watch *w, struct raw_control *ctl)
@@ -277,10 +375,15 @@ int dyn_poll(struct dyn_watch *w, struct raw_control *ctl)
 	free(text);
 	if (!ok) {
 		dyn_log(w, "edit ignored: %s: %s", w->path, why);
+		dyn_request_free(&q);
 		return 0;
 	}
-	if (ctl)
+	if (ctl) {
 		dyn_publish(w, ctl, &q);
+		dyn_log_notes(w, &q);
+		dyn_keep_out(w, &q);
+	}
+	dyn_request_free(&q);
 	return 1;
 }
 
@@ -290,5 +393,6 @@ void dyn_stop(struct dyn_watch *w)
 		fclose(w->log);
 	free(w->dir);
 	free(w->path);
+	free(w->last_prof_dir);
 	memset(w, 0, sizeof *w);
 }

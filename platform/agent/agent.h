@@ -16,6 +16,7 @@
 #define AGENT_OFF_API      0x1u /* prof_stop(), --start-paused */
 #define AGENT_OFF_SCHEDULE 0x2u /* outside the schedule's active steps */
 #define AGENT_OFF_DYNAMIC  0x4u /* --dynamic, outside an activation's window */
+#define AGENT_OFF_RANK     0x8u /* is_rank: this process's rank is not in rank_list */
 
 /* A thread's stream is closed once, by its thread as it exits or by the
  * thread that ends the process, whichever comes first: OPEN -> CLOSING
@@ -75,6 +76,8 @@ struct agent {
 	int log_fd;
 	char run_dir[4096];
 	uint64_t range_next;         /* ids for cross-thread ranges */
+	int tx_off;                  /* msprof_tx false: the program's marks and ranges
+				      * (prof_tx, NVTX) are not recorded */
 	/* mstx_domain_include / _exclude, for prof_tx's and NVTX's domains;
 	 * the default domain's verdict once for all. */
 	struct domain_filter domains;

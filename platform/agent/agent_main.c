@@ -276,6 +276,8 @@ static void configure(const char *run_dir)
 	agent.chunk_size = (uint32_t)(kb << 10);
 	if (agent.chunk_size < RAW_CHUNK_MIN || agent.chunk_size > RAW_CHUNK_MAX)
 		agent.chunk_size = RAW_CHUNK_DEFAULT;
+	const char *tx = getenv(PROF_AGENT_TX);
+	agent.tx_off = tx && strcmp(tx, "0") == 0;
 	if (domain_filter_init(&agent.domains, getenv(PROF_AGENT_MSTX_INCLUDE),
 			       getenv(PROF_AGENT_MSTX_EXCLUDE)))
 		agent_log("the mstx domain list is too long: every domain is recorded");
@@ -324,6 +326,16 @@ static void finish_before_exit(int async_safe)
 
 __attribute__((destructor))
 static void agent_fini(void)
+{
+	finish_before_exit(0);
+}
+
+/* The in-script profiler objects in a plain python (share/prof/python/prof)
+ * finish at their atexit, before they wait for prof session's parse: the
+ * streams must be closed by then, not at the destructor that follows.
+ * Not part of prof_tx.h. */
+__attribute__((visibility("default")))
+void prof_fw_finish(void)
 {
 	finish_before_exit(0);
 }

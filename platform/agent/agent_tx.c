@@ -112,9 +112,16 @@ static inline int write_name(uint16_t type, const char *domain, const char *name
 	return 1;
 }
 
+/* msprof_tx false leaves the program's marks and ranges out; prof's own
+ * (DOMAIN_OWN: the Python hooks' steps and batches) always count. */
+static inline int tx_dropped(const char *domain)
+{
+	return agent.tx_off && domain != DOMAIN_OWN;
+}
+
 static inline int record_name(uint16_t type, const char *domain, const char *name)
 {
-	if (!agent_recording() || !agent_enter(1))
+	if (tx_dropped(domain) || !agent_recording() || !agent_enter(1))
 		return 0;
 	int done = write_name(type, domain, name);
 	agent_leave();
@@ -204,7 +211,7 @@ static uint64_t write_range_start(const char *domain, const char *name)
 
 static uint64_t range_start(const char *domain, const char *name)
 {
-	if (!agent_recording() || !agent_enter(1))
+	if (tx_dropped(domain) || !agent_recording() || !agent_enter(1))
 		return 0;
 	uint64_t rid = write_range_start(domain, name);
 	agent_leave();

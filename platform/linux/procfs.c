@@ -33,6 +33,16 @@ static int procfs_pids_add(struct procfs_pids *p, pid_t pid)
 	return 0;
 }
 
+int procfs_pids_self_not(struct procfs_pids *p, pid_t add, pid_t drop)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i] != drop)
+			p->v[k++] = p->v[i];
+	p->n = k;
+	return procfs_pids_add(p, add);
+}
+
 /* Small /proc files are read in one go into `buf`. */
 static int procfs_slurp(const char *path, char *buf, size_t len)
 {

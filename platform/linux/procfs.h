@@ -20,6 +20,10 @@ struct procfs_pids {
 
 void procfs_pids_free(struct procfs_pids *p);
 
+/* `add` put in the list and `drop` taken out (the program's own process
+ * in, prof's out, when prof is the program's child). 0 or -ENOMEM. */
+int procfs_pids_self_not(struct procfs_pids *p, pid_t add, pid_t drop);
+
 /* Every descendant of `root` (not `root` itself), appended to `out`. Uses
  * /proc/<pid>/task/<tid>/children, or a scan of every /proc/<pid>/stat
  * where the kernel lacks that file. 0 or -errno. */

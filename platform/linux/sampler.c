@@ -69,6 +69,10 @@ static int sampler_tree(struct sampler_state *st, uint64_t now_ns, struct raw_ho
 {
 	struct procfs_pids pids = { 0 };
 	int rc = procfs_descendants(st->root, &pids);
+	/* Under prof session the root is the program (the Python process that
+	 * started prof), not prof: it counts, and prof does not. */
+	if (rc == 0 && st->root != getpid())
+		rc = procfs_pids_self_not(&pids, st->root, getpid());
 	struct sampler_prev *next = calloc(pids.n ? pids.n : 1, sizeof *next);
 	if (rc || !next) {
 		procfs_pids_free(&pids);

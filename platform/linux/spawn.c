@@ -110,6 +110,9 @@ void spawn_env_free(char **env)
 	free(env);
 }
 
+/* The most PROF_AGENT_* variables the launcher sets. */
+#define SPAWN_AGENT_VARS_MAX 20
+
 /* Appends the launcher's own variables; returns the new count or -1. */
 static int spawn_env_add_agent(char **env, int n, const struct spawn_env_opts *o)
 {
@@ -125,10 +128,15 @@ static int spawn_env_add_agent(char **env, int n, const struct spawn_env_opts *o
 		{ PROF_AGENT_SCHEDULE, o->schedule },
 		{ PROF_AGENT_FW_FLAGS, fw },
 		{ PROF_AGENT_DYNAMIC, o->dynamic ? "1" : NULL },
+		{ PROF_AGENT_CYCLES, o->cycle_results ? "1" : NULL },
 		{ PROF_AGENT_DEVICE, o->device ? "1" : NULL },
+		{ PROF_AGENT_TX, o->tx_off ? "0" : NULL },
+		{ PROF_AGENT_RANKS, o->ranks },
 		{ PROF_AGENT_MSTX_INCLUDE, o->mstx_include },
 		{ PROF_AGENT_MSTX_EXCLUDE, o->mstx_exclude },
 	};
+	_Static_assert(sizeof pairs / sizeof pairs[0] <= SPAWN_AGENT_VARS_MAX,
+		       "spawn_env_build makes room for SPAWN_AGENT_VARS_MAX");
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
 		if (!pairs[i][1])
 			continue;
@@ -183,9 +191,9 @@ char **spawn_env_build(char *const *base, const struct spawn_env_opts *o)
 	size_t nbase = 0;
 	while (base && base[nbase])
 		nbase++;
-	/* base, LD_PRELOAD, PYTHONPATH, ASAN_OPTIONS, the agent's 11, 2
+	/* base, LD_PRELOAD, PYTHONPATH, ASAN_OPTIONS, the agent's, 2
 	 * injections, NULL */
-	char **env = calloc(nbase + 18, sizeof *env);
+	char **env = calloc(nbase + 6 + SPAWN_AGENT_VARS_MAX, sizeof *env);
 	if (!env)
 		return NULL;
 	int n = 0;

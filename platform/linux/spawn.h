@@ -33,7 +33,11 @@ struct spawn_env_opts {
 	const char *schedule;      /* "skip_first,wait,warmup,active,repeat"; NULL: none */
 	uint32_t fw_flags;         /* PROF_FW_* collection switches */
 	bool dynamic;              /* record only in --dynamic windows */
+	bool cycle_results;        /* a result per schedule cycle (run/windows.h) */
 	bool device;               /* device activity (activities DEVICE) */
+	bool tx_off;               /* msprof_tx false: no prof_tx or NVTX marks, ranges */
+	const char *ranks;         /* is_rank: the ranks that record, "0,3" ("": none);
+				    * NULL: every process records */
 	const char *mstx_include;  /* the domains kept, "a,b"; NULL: not given */
 	const char *mstx_exclude;  /* the domains dropped; NULL: not given */
 	const char *cuda_injection; /* CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH

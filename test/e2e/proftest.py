@@ -151,3 +151,15 @@ def thread_names(trace):
 def span(e):
     ts = float(e["ts"])
     return ts, ts + float(e.get("dur", 0))
+
+
+def recorded_steps(trace):
+    """The numbers of the steps a trace holds (its ProfilerStep#N)."""
+    return sorted(int(e["name"].split("#")[1]) for e in events(trace, ph="X")
+                  if e["name"].startswith("ProfilerStep#"))
+
+
+def ticks(trace):
+    """The N of tx_steps' "tick-N" marks a trace holds."""
+    return sorted(int(e["name"].split("-")[1]) for e in events(trace, ph="i")
+                  if e["name"].startswith("tick-"))

@@ -1,24 +1,15 @@
 """Which steps record: schedules (torch.profiler.schedule semantics), the
 annotation API's start/stop, and --dynamic activations, with a C program so
 they are tested without any framework."""
+import glob
 import json
 import os
 import time
 import subprocess
 
-from proftest import PROF, ProfTestCase, Run, events, workload
+from proftest import PROF, PYTHON, ProfTestCase, Run, recorded_steps, ticks, workload
 
 import unittest
-
-
-def recorded_steps(trace):
-    return sorted(int(e["name"].split("#")[1]) for e in events(trace, ph="X")
-                  if e["name"].startswith("ProfilerStep#"))
-
-
-def ticks(trace):
-    return sorted(int(e["name"].split("-")[1]) for e in events(trace, ph="i")
-                  if e["name"].startswith("tick-"))
 
 
 class Schedules(ProfTestCase):
@@ -140,6 +131,77 @@ class Dynamic(ProfTestCase):
         one = steps_of(1)
         self.assertEqual(one, list(range(one[0], one[0] + 3)) if one else [1, 2, 3])
         self.assertEqual(steps_of(0), [])
+
+    def edit(self, **keys):
+        with open(self.cfg + ".new", "w") as f:
+            json.dump(dict(self.template, **keys), f)
+        os.rename(self.cfg + ".new", self.cfg)
+
+    def test_warmup_before_active_steps(self):
+        # dynamic_profile's schedule(warmup, active) from start_step: steps
+        # 45 and 46 warm up, 47 to 49 record
+        out = self.start(70, 20)
+        time.sleep(0.3)
+        self.edit(active=3, warmup=2, start_step=45)
+        run = self.finish(out)
+        self.assertEqual(run.rc, 0, run.stderr)
+        self.assertEqual(recorded_steps(run.trace()), [47, 48, 49])
+        self.assertEqual(ticks(run.trace()), [47, 48, 49])
+        self.assertIn("activation 1: recording 3 steps after 2 warm-up steps from step 45",
+                      self.log())
+
+    def test_warmup_steps_reported_to_the_hooks(self):
+        # what prof's Python hooks read at each step: warm-up (run the
+        # collectors, keep nothing), then recording
+        script = ("import ctypes, json, time\n"
+                  "lib = ctypes.CDLL(None)\n"
+                  "lib.prof_fw_state.restype = ctypes.c_uint64\n"
+                  "seen = []\n"
+                  "for i in range(70):\n"
+                  "    seen.append(lib.prof_fw_state() & 3)\n"
+                  "    time.sleep(0.02)\n"
+                  "    lib.prof_step()\n"
+                  "print(json.dumps(seen))\n")
+        out = self.start(0, 0, [PYTHON, "-c", script])
+        time.sleep(0.3)
+        self.edit(active=2, warmup=2, start_step=45)
+        run = self.finish(out)
+        self.assertEqual(run.rc, 0, run.stderr)
+        seen = json.loads(run.stdout.strip().splitlines()[-1])
+        WARMUP, RECORDING = 2, 1
+        self.assertEqual(seen[44:48], [WARMUP, WARMUP, RECORDING, RECORDING])
+        self.assertEqual([i + 1 for i, f in enumerate(seen) if f], [45, 46, 47, 48])
+
+    def test_experimental_config_checked_as_config_checks_it(self):
+        out = self.start(70, 20)
+        time.sleep(0.2)
+        self.edit(experimental_config={"aic_metrics": "PipeUtilization", "bogus": 1})
+        time.sleep(0.25)
+        self.edit(active=2, start_step=45, with_flops=True, prof_dir=self.tmp, analyse=True,
+                  experimental_config={"aic_metrics": "PipeUtilization",
+                                       "profiler_level": "Level1", "l2_cache": False})
+        run = self.finish(out)
+        self.assertEqual(run.rc, 0, run.stderr)
+        log = self.log()
+        self.assertIn('edit ignored: %s: key "experimental_config.bogus": unknown key' % self.cfg,
+                      log)
+        self.assertIn("activation 1: recording 2 steps from step 45", log)
+        self.assertNotIn("activation 2", log)
+        notes = [l.split("note: ", 1)[1] for l in log.splitlines() if "activation 1: note: " in l]
+        self.assertEqual([n.split(":")[0] for n in notes],
+                         ['key "with_flops"', 'key "experimental_config.aic_metrics"',
+                          'key "experimental_config.profiler_level"',
+                          "experimental_config profiler_level"])
+        self.assertEqual(recorded_steps(run.trace()), [45, 46])
+        # "analyse": true gives the activation a result of its own, in prof_dir
+        self.assertIn("activation 1: its result goes to %s" % self.tmp, log)
+        results = glob.glob(os.path.join(self.tmp, "*_prof", "profiler_info.json"))
+        self.assertEqual(len(results), 1, run.stderr)
+        with open(results[0]) as f:
+            window = json.load(f)["window"]
+        self.assertEqual((window["steps"], window["requested_by"]),
+                         ([45, 46], "dynamic activation 1"))
+        self.assertIn("prof: 1 window result written", run.stderr)
 
     def test_invalid_edit_is_logged_and_ignored(self):
         out = self.start(60, 10)

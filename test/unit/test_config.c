@@ -126,7 +126,13 @@ static void test_dump_and_pending(void)
 	CHECK_STR(pending, "");
 	CHECK(apply(&c, "{\"profile_memory\": true, \"with_modules\": false}", &e) == 0);
 	cfg_pending_keys(&c, pending, sizeof pending);
-	CHECK_STR(pending, "profile_memory, with_modules");
+	CHECK_STR(pending, "profile_memory");   /* false asks for nothing prof lacks */
+	CHECK(apply(&c, "{\"with_modules\": true, \"with_flops\": true}", &e) == 0);
+	cfg_pending_keys(&c, pending, sizeof pending);
+	CHECK_STR(pending, "profile_memory, with_modules, with_flops");
+	CHECK(apply(&c, "{\"with_modules\": false}", &e) == 0);   /* a later value replaces it */
+	cfg_pending_keys(&c, pending, sizeof pending);
+	CHECK_STR(pending, "profile_memory, with_flops");
 	char *json = cfg_to_json(&c);
 	CHECK_CONTAINS(json, "\"record_shapes\":\ttrue");
 	CHECK_CONTAINS(json, "\"active\":\t2");

@@ -396,6 +396,8 @@ static int cuda_setup(void)
 		return rc;
 	cuda_thread_ids();
 	cuda.skip = cuda_skip_kinds();
+	if (agent.tx_off)   /* msprof_tx false: NVTX marks and ranges are not traced */
+		cuda.skip |= 1ull << ((unsigned)CUPTI_ACTIVITY_KIND_MARKER & 63);
 	cuda_refresh_offset();
 	CUptiResult r = CUPTI_ERROR_UNKNOWN;
 	if ((rc = cuda_pool_init(cuda.api->version)) == 0 &&

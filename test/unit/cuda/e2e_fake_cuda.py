@@ -144,6 +144,16 @@ class FakeCudaTest(ProfTestCase):
         self.assertEqual(events(t, "X", "kernel"), [])
         self.assertEqual(events(t, "X", "cuda_runtime"), [])
 
+    def test_msprof_tx_false_leaves_nvtx_out(self):
+        # NVTX ranges are the program's own marks: msprof_tx false does not
+        # trace them (CUPTI's MARKER kind stays off); the kernels still are.
+        cfg = os.path.join(self.tmp, "tx.json")
+        with open(cfg, "w") as f:
+            f.write('{"experimental_config": {"msprof_tx": false}}')
+        t = self.run_app("--config", cfg).trace()
+        self.assertEqual(events(t, "X", "user_annotation", "train_step"), [])
+        self.assertEqual(len(events(t, "X", "kernel", KERNEL)), STEPS)
+
 
 if __name__ == "__main__":
     unittest.main()
