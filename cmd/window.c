@@ -23,6 +23,7 @@
 
 #include "cmds.h"
 #include "common/fsutil.h"
+#include "config/config.h"
 #include "parse/parse.h"
 #include "raw/raw_clock.h"
 #include "run/rundir.h"
@@ -118,6 +119,46 @@ static void window_write_done(const char *req, const char *out, int st,
 	free(done);
 }
 
+/* The run's output options (export_type, pretty, gzip, timeline_limit,
+ * as its profiler_info.json records them) with the request's export_type
+ * over them, into `o`. Unreadable or odd: the defaults, and a line in the
+ * log. */
+static void window_outputs(const char *run, const struct win_request *r, struct parse_opts *o)
+{
+	static const char *keys[] = { "export_type", "pretty", "gzip", "timeline_limit", NULL };
+	char *path = fs_join(run, RUNDIR_INFO_FILE), *text = NULL, *json = NULL;
+	size_t n;
+	cJSON *info = path && fs_read_file(path, &text, &n) == 0 ? cJSON_Parse(text) : NULL;
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(info, "config");
+	cJSON *pick = cJSON_CreateObject();
+	for (const char **k = keys; *k; k++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, *k);
+		if (v)
+			cJSON_AddItemToObject(pick, *k, cJSON_Duplicate(v, 1));
+	}
+	if (r->export_type)
+		cJSON_ReplaceItemInObject(pick, "export_type", cJSON_Parse(r->export_type));
+	json = cJSON_PrintUnformatted(pick);
+	struct prof_config cfg;
+	struct cfg_error err = { "" };
+	cfg_defaults(&cfg);
+	if (json && cfg_apply_json(&cfg, json, "the run's profiler_info.json", &err) == 0) {
+		o->export_type = (cfg.export_type & CFG_EXPORT_TEXT ? PARSE_EXPORT_TEXT : 0) |
+				 (cfg.export_type & CFG_EXPORT_DB ? PARSE_EXPORT_DB : 0);
+		o->timeline_limit = (uint64_t)cfg.timeline_limit_mb << 20;
+		o->pretty = cfg.pretty;
+		o->gzip = cfg.gzip;
+	} else if (err.msg[0]) {
+		fprintf(o->log, "prof window: %s; default outputs\n", err.msg);
+	}
+	cfg_free(&cfg);
+	free(json);
+	cJSON_Delete(pick);
+	cJSON_Delete(info);
+	free(text);
+	free(path);
+}
+
 /* The parse itself, its messages in OUT/logs/parse.log. */
 static int window_parse(const char *run, const char *out, const struct win_request *r,
 			struct parse_report *rep)
@@ -138,6 +179,7 @@ static int window_parse(const char *run, const char *out, const struct win_reque
 	for (size_t i = 0; i < n; i++)
 		steps[i] = r->first + i;
 	struct parse_opts o = { .log = log, .quiet = 1, .steps = n ? steps : NULL, .nsteps = n };
+	window_outputs(run, r, &o);
 	int st = parse_run_rank(run, r->rank, out, &o, rep);
 	fclose(log);
 	free(steps);

@@ -54,6 +54,8 @@ static int req_fill(const cJSON *root, struct win_request *r, char *why, size_t 
 	r->activation = cJSON_IsNumber(act) && act->valuedouble >= 1 &&
 			act->valuedouble < 4294967296.0 ? (uint32_t)act->valuedouble : 0;
 	r->out = req_string(root, "out");
+	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(root, "export_type");
+	r->export_type = ex ? cJSON_PrintUnformatted(ex) : NULL;
 	r->label = req_string(root, "label");
 	if (r->out && r->out[0] != '/')
 		return req_fail(why, len, "\"out\": expected an absolute path");
@@ -87,6 +89,7 @@ void win_request_free(struct win_request *r)
 {
 	free(r->out);
 	free(r->label);
+	free(r->export_type);
 	memset(r, 0, sizeof *r);
 }
 

@@ -33,6 +33,7 @@ struct win_request {
 	uint32_t window;           /* the process's window number */
 	char *label;               /* who asked ("prof.profile", "schedule", ...) */
 	uint32_t activation;       /* the --dynamic activation it ends; 0: none */
+	char *export_type;         /* JSON list ("[\"text\",\"db\"]"); NULL: the run's */
 };
 
 /* Reads and checks a request file. 0, or -1 with the reason in `why`. */

@@ -77,6 +77,24 @@ class InScript(ProfTestCase):
         # the launcher's own output holds exactly the script's windows
         self.assertEqual(steps_of(run.run_dir), [3, 4, 7, 8])
 
+    def test_window_outputs_follow_export_type_and_the_run_options(self):
+        out = os.path.join(self.tmp, "tb")
+        p = self.plain(out, "--schedule", "0,0,2,1,0", "--workers", "0", "--export-type", "db")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        res = glob.glob(os.path.join(out, "*_prof", "PROFILER_OUTPUT"))
+        self.assertEqual(len(res), 1, p.stderr)
+        self.assertTrue(os.path.exists(os.path.join(res[0], "profiler.db")))
+        self.assertFalse(os.path.exists(os.path.join(res[0], "trace_view.json")))
+        # under prof run, the run's own pretty applies to each window too
+        out = os.path.join(self.tmp, "tb2")
+        run = self.prof_run([PYTHON, SCRIPT, out, "--schedule", "0,0,2,1,0", "--workers", "0"],
+                            env={"PROF_OPTIONS": '{"pretty": true}'})
+        self.assertEqual(run.rc, 0, run.stderr)
+        res = glob.glob(os.path.join(out, "*_prof", "PROFILER_OUTPUT", "trace_view.json"))
+        self.assertEqual(len(res), 1, run.stderr)
+        with open(res[0]) as f:
+            self.assertIn('\n      "ph": ', f.read(4096))   # one key a line
+
     def test_torch_schedule_object_and_skip_first(self):
         out = os.path.join(self.tmp, "tb")
         p = self.plain(out, "--schedule", "torch:1,0,1,0,2", "--steps", "8")

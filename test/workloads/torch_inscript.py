@@ -24,6 +24,7 @@ ap.add_argument("--schedule", default="1,1,2,2,0")
 ap.add_argument("--with-stack", action="store_true")
 ap.add_argument("--stacks")
 ap.add_argument("--tx-first", action="store_true")
+ap.add_argument("--export-type", default="text", help="text, db or text,db")
 args = ap.parse_args()
 
 if args.tx_first:
@@ -63,7 +64,8 @@ opt = torch.optim.SGD(net.parameters(), lr=0.1)
 with prof.profile(activities=[prof.ProfilerActivity.CPU], schedule=make_schedule(args.schedule),
                   on_trace_ready=handler, with_stack=args.with_stack,
                   experimental_config=prof.ExperimentalConfig(
-                      profiler_level=prof.ProfilerLevel.Level0)) as p:
+                      profiler_level=prof.ProfilerLevel.Level0,
+                      export_type=args.export_type.split(","))) as p:
     for x, y in loader:
         with prof_tx.range("train_step"):
             opt.zero_grad()

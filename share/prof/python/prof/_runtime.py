@@ -124,7 +124,7 @@ class Runtime:
         self.lib.prof_add_metadata_json(_b(key), _b(text))
 
     # -- results per window ------------------------------------------------
-    def request_window(self, first, last, out, label):
+    def request_window(self, first, last, out, label, export_type=None):
         """Asks the launcher for a result of steps first..last (None, None:
         all this rank recorded) in `out` (None: RUN_DIR/cycles/...).
         Returns the request's path, for wait_window."""
@@ -137,6 +137,8 @@ class Runtime:
             req["steps"] = [first, last]
         if out:
             req["out"] = os.path.abspath(out)
+        if export_type:
+            req["export_type"] = list(export_type)
         tmp = os.path.join(d, "." + name + ".tmp")
         with open(tmp, "w") as f:
             json.dump(req, f)

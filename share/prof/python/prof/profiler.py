@@ -367,7 +367,10 @@ class profile:
 
     def _request_result(self, out, label):
         first, last = self._last_window or (None, None)
-        req = self._rt.request_window(first, last, out, "prof.profile " + label)
+        export = list(self.experimental_config.export_type)
+        if label == "export" and ExportType.Text not in export:
+            export.append(ExportType.Text)   # export_chrome_trace reads the trace
+        req = self._rt.request_window(first, last, out, "prof.profile " + label, export)
         self._results.append(req)
         self._result_window = self._windows
         return req
