@@ -226,6 +226,8 @@ class Errors(ProfTestCase):
     def test_start_twice(self):
         p = self.run_py("import prof\np = prof.profile()\np.start()\np.start()")
         self.assertIn("RuntimeError: prof.profile: start() called twice", p.stderr)
+        p = self.run_py("import prof.paddle\np = prof.paddle.Profiler()\np.start()\np.start()")
+        self.assertIn("RuntimeError: prof.paddle.Profiler: start() called twice", p.stderr)
 
     def test_npu_activity_is_the_device_and_hardware_keys_are_named(self):
         p = self.run_py("import prof\n"

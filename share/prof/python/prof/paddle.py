@@ -235,6 +235,8 @@ class Profiler:
 
     def start(self):
         if self._profile is not None:
+            if self._profile._rt is not None:
+                raise RuntimeError("prof.paddle.Profiler: start() called twice")
             self._profile.start()
             _say_not_applied(*self._not_applied)
         # after the profile's start: in a plain python that installs prof's
