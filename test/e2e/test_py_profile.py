@@ -223,6 +223,16 @@ class Errors(ProfTestCase):
             self.assertIn("ValueError", p.stderr, expr)
             self.assertIn(key, p.stderr.splitlines()[-1], expr)
 
+    def test_processes_started_before_are_said(self):
+        p = self.run_py("import subprocess, prof\n"
+                        "s = subprocess.Popen(['sleep', '30'])\n"
+                        "with prof.profile():\n    pass\n"
+                        "print('child', s.pid)\ns.kill()\ns.wait()\n")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        pid = p.stdout.split()[-1]
+        self.assertIn("prof: 1 process started before the profiler (pid %s) is not recorded"
+                      % pid, p.stderr)
+
     def test_start_twice(self):
         p = self.run_py("import prof\np = prof.profile()\np.start()\np.start()")
         self.assertIn("RuntimeError: prof.profile: start() called twice", p.stderr)

@@ -242,6 +242,7 @@ def get(options=None, analyse=True, output_path=None, dynamic=None):
     for k, v in info["env"].items():
         os.environ[k] = v
     lib = ctypes.CDLL(info["agent"], mode=ctypes.RTLD_GLOBAL)
+    _say_children_before(p.pid)
     attached = _attach_cuda(lib, info["env"])
     _runtime = Runtime(lib, info["run_dir"], "session", p)
     _runtime.device = attached or bool(info["env"].get("CUDA_INJECTION64_PATH"))
@@ -251,6 +252,29 @@ def get(options=None, analyse=True, output_path=None, dynamic=None):
     _install_hooks()
     _refresh_prof_tx()
     return _runtime
+
+
+def _children(pid):
+    kids = []
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+                kids += [int(k) for k in f.read().split()]
+    except (OSError, ValueError):
+        pass
+    return kids
+
+
+def _say_children_before(session_pid):
+    """Processes this one started before the profiler have no agent: said,
+    since their work (DataLoader workers, a server) is missing."""
+    kids = [k for k in _children(os.getpid()) if k != session_pid]
+    if kids:
+        sys.stderr.write("prof: %d process%s started before the profiler (pid %s) %s not "
+                         "recorded; start the profiler first, or run under `prof run`\n"
+                         % (len(kids), "" if len(kids) == 1 else "es",
+                            ", ".join(str(k) for k in kids[:5]) + ("..." if len(kids) > 5 else ""),
+                            "is" if len(kids) == 1 else "are"))
 
 
 def _cuda_mapped():
