@@ -21,9 +21,10 @@
 
 #define WIDTH_DEFAULT 80   /* not a terminal: what a report or a log is read at */
 
-enum view { V_OVERVIEW, V_STEPS, V_OPS, V_KERNELS, V_API, V_MEMORY, V_ALL };
+enum view { V_OVERVIEW, V_STEPS, V_OPS, V_KERNELS, V_API, V_MEMORY, V_RANGES, V_MODULES,
+	    V_ALL };
 static const char *const view_names[] = { "overview", "steps", "ops", "kernels", "api",
-					  "memory", "all", NULL };
+					  "memory", "ranges", "modules", "all", NULL };
 static const char *const sort_names[] = { "total", "avg", "max", "min", "count", "self",
 					  NULL };
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
@@ -68,7 +69,8 @@ static void stats_usage(FILE *out)
 		"Summary tables of a parsed run, from RUN_DIR/PROFILER_OUTPUT/'s CSVs (run\n"
 		"`prof parse RUN_DIR` first if the run was not parsed).\n\n"
 		"Options:\n"
-		"  --view VIEW     overview (default), steps, ops, kernels, api, memory, all\n"
+		"  --view VIEW     overview (default), steps, ops, kernels, api, memory,\n"
+		"                  ranges, modules, all\n"
 		"                    overview: steps, step time split, top 5 operators/kernels\n"
 		"                    steps:    one row per step and device (step_trace_time.csv)\n"
 		"                    ops:      operators by name (operator_details.csv)\n"
@@ -77,6 +79,10 @@ static void stats_usage(FILE *out)
 		"                    api:      device API calls (api_statistic.csv)\n"
 		"                    memory:   peak per device (memory_record.csv), largest\n"
 		"                              allocations (operator_memory.csv)\n"
+		"                    ranges:   the program's ranges by name: prof_tx,\n"
+		"                              RecordEvent (range_statistic.csv)\n"
+		"                    modules:  nn.Module forward calls by module path\n"
+		"                              (with_modules; range_statistic.csv)\n"
 		"  --sort KEY      order of ops, kernels and api rows: total (default), avg,\n"
 		"                  max, min (smallest first), count, or self (operators'\n"
 		"                  self time; the others by total)\n"
@@ -85,7 +91,8 @@ static void stats_usage(FILE *out)
 		"  --op NAME       every call of operator NAME (operator_details.csv), in\n"
 		"                  file order: duration, self time, device time, step,\n"
 		"                  shapes\n"
-		"  --where W       which operators the ops view and --op count: all\n"
+		"  --where W       which operators (ranges) the ops, ranges and modules\n"
+		"                  views and --op count: all\n"
 		"                  (default), steps (those in a training step) or outside\n"
 		"                  (outside every step: model set-up, evaluation)\n"
 		"  --format F      table (default), csv (one view, not all) or json\n"
@@ -303,17 +310,25 @@ static void emit_end(struct ctx *c)
 }
 
 /* A view whose CSV does not exist. */
-static void no_data(struct ctx *c, const char *key, const char *what, const char *file)
+/* `why`: what is missing, "file absent: X" or another reason. */
+static void no_data_why(struct ctx *c, const char *key, const char *what, const char *why)
 {
 	if (c->fmt == FMT_JSON) {
 		jo_key(&c->jo, key);
 		jo_null(&c->jo);
 	} else if (c->fmt == FMT_CSV) {
-		fprintf(stderr, "prof stats: %s: no data (%s absent)\n", what, file);
+		fprintf(stderr, "prof stats: %s: no data (%s)\n", what, why);
 	} else {
-		tline(c, "%s: no data (file absent: %s)", what, file);
+		tline(c, "%s: no data (%s)", what, why);
 		tline(c, "%s", "");
 	}
+}
+
+static void no_data(struct ctx *c, const char *key, const char *what, const char *file)
+{
+	char why[200];
+	snprintf(why, sizeof why, c->fmt == FMT_CSV ? "%s absent" : "file absent: %s", file);
+	no_data_why(c, key, what, why);
 }
 
 static int load_failed(const char *err)
@@ -470,6 +485,57 @@ static int emit_api(struct ctx *c, long top, const char *key)
 			{ NULL, r->max[0] },
 		};
 		emit_row(c, f, 7, v);
+	}
+	emit_end(c);
+	stats_agg_free(&a);
+	return 0;
+}
+
+/* The ranges view (prof_tx ranges) and the modules view (paddle's Model
+ * view): range_statistic.csv by name, over the steps --where takes. */
+static int emit_ranges(struct ctx *c, long top, const char *key, int modules)
+{
+	char err[512];
+	struct stats_agg a;
+	const char *what = modules ? "Modules" : "Ranges";
+	int rc = stats_load_ranges(c->outdir, modules ? "nn.Module" : "user_annotation", c->where,
+				   &a, err, sizeof(err));
+	const char *none = modules ? "no module ranges: record with --with-modules"
+				   : "the program opened no ranges (prof_tx.range, RecordEvent)";
+	if (rc == STATS_ABSENT || (rc == 0 && a.n == 0)) {
+		if (rc == 0)
+			stats_agg_free(&a);
+		no_data_why(c, key, what, none);
+		return 0;
+	}
+	if (rc != 0)
+		return load_failed(err);
+	int self = c->sort == STATS_SORT_SELF;
+	stats_agg_sort(&a, self ? STATS_SORT_TOTAL : c->sort, self ? STATS_RANGE_SELF : 0);
+	const struct field f[] = {
+		{ modules ? "Module" : "Name", "name", F_STR, 0 },
+		{ "Calls", "calls", F_INT, 6 },
+		{ "Total", "total", F_TIME, 10 },
+		{ "Self", "self", F_TIME, 10 },
+		{ "Avg", "avg", F_TIME, 10 },
+		{ "Max", "max", F_TIME, 10 },
+		{ "Steps", "steps", F_INT, 6 },
+		{ "Per step", "per_step", F_TIME, 12 },
+	};
+	char title[200];
+	snprintf(title, sizeof(title), "%s%s by %s time (%zu names, range_statistic.csv)", what,
+		 where_title[c->where], sort_title(c), a.n);
+	emit_begin(c, key, title, f, 8);
+	for (size_t i = 0; i < shown(c, a.n, top); i++) {
+		const struct stats_row *r = &a.rows[i];
+		double steps = r->sum[STATS_RANGE_STEPS];
+		struct val v[8] = {
+			{ r->name, 0 }, { NULL, (double)r->count }, { NULL, r->sum[0] },
+			{ NULL, r->sum[STATS_RANGE_SELF] }, { NULL, stats_row_avg(r, 0) },
+			{ NULL, r->max[0] }, { NULL, steps },
+			{ NULL, steps > 0 ? r->sum[0] / steps : 0 },
+		};
+		emit_row(c, f, 8, v);
 	}
 	emit_end(c);
 	stats_agg_free(&a);
@@ -1012,6 +1078,10 @@ static int stats_emit_views(struct ctx *c)
 		rc = emit_api(c, c->top, "api");
 	if (!rc && (all || c->view == V_MEMORY))
 		rc = emit_memory(c, c->top, "memory");
+	if (!rc && (all || c->view == V_RANGES))
+		rc = emit_ranges(c, c->top, "ranges", 0);
+	if (!rc && (all || c->view == V_MODULES))
+		rc = emit_ranges(c, c->top, "modules", 1);
 	return rc;
 }
 

@@ -82,7 +82,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ "with_stack", T_BOOL, OFF(with_stack), 0, 0, NULL, "boolean",
 	  "record the Python call stack of operators", false },
 	{ "with_modules", T_BOOL, OFF(with_modules), 0, 0, NULL, "boolean",
-	  "record the module hierarchy of operators (later release)", true },
+	  "record nn.Module forward calls as nested ranges (\"nn.Module: Linear_0\")", false },
 	{ "with_flops", T_BOOL, OFF(with_flops), 0, 0, NULL, "boolean",
 	  "count operators' floating-point operations (later release)", true },
 	{ "analyse", T_BOOL, OFF(analyse), 0, 0, NULL, "boolean",

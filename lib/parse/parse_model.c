@@ -243,8 +243,10 @@ void model_finish(struct parse_model *m)
 	model_ops_finish(m);
 	model_devnodes_finish(m);
 	model_windows_finish(m);
-	for (size_t i = 0; i < m->nprocs; i++)
+	for (size_t i = 0; i < m->nprocs; i++) {
 		model_close_async(m, m->procs[i]);
+		model_ranges_settle(m, m->procs[i], 0, 0);   /* steps never ended */
+	}
 	if (m->nprocs)
 		qsort(m->procs, m->nprocs, sizeof *m->procs, proc_cmp);
 	for (size_t i = 0, end; i < m->nprocs; i = end) {
@@ -276,6 +278,7 @@ void model_free(struct parse_model *m)
 		parse_idmap_free(&p->thread_of);
 		model_dev_free(p);
 		model_stepsel_free(p);
+		free(p->rwait);
 		parse_idmap_each(&p->async, model_free_val, NULL);
 		parse_idmap_free(&p->async);
 		free(p);

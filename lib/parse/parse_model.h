@@ -92,6 +92,7 @@
 #include "parse/out_comm.h"
 #include "parse/out_dev_usage.h"
 #include "parse/out_gc.h"
+#include "parse/out_ranges.h"
 #include "parse/out_kernel.h"
 #include "parse/out_memory.h"
 #include "parse/out_op_details.h"
@@ -111,6 +112,14 @@ struct model_range {
 	const char *name;          /* in the stream's mapping */
 	uint64_t start_ns;
 	const char *domain;        /* the prof_tx domain; NULL: the default */
+	uint64_t child_ns;         /* ranges of its category directly inside */
+};
+
+/* A range ended in the step in progress, waiting for its number
+ * (parse_model_rangestat.c). */
+struct model_rangewait {
+	const char *cat, *name;    /* interned by out_ranges */
+	uint64_t start_ns, total_ns, self_ns;
 };
 
 /* A framework op still open on its thread. */
@@ -222,6 +231,8 @@ struct model_proc {
 	struct parse_idmap group_at;   /* its text's hash -> position of the first */
 	struct out_op_stat sel_ops;    /* --step-list: this step's sums, until */
 	struct out_api_stat sel_apis;  /* its number says whether they count */
+	struct model_rangewait *rwait; /* ranges begun in the step in progress */
+	size_t nrwait, caprwait;
 };
 
 /* A device track of the trace: (device, tid) with tid a stream, or a
@@ -241,6 +252,7 @@ struct model_step_row {
 struct model_counts {
 	uint64_t unmatched_pops, unmatched_ends;
 	uint64_t unfinished_ranges, unfinished_async;
+	uint64_t ranges_nomem;         /* ranges left out of range_statistic.csv */
 	uint64_t steps_unknown_start, lost_records, host_samples;
 	uint64_t ops, ops_clamped, ops_dropped, ops_merged, windows;
 	uint64_t fw_collectives;       /* from CPU backends' work ranges */
@@ -264,6 +276,7 @@ struct model_outs {
 	struct out_comm *comm;
 	struct out_dev_usage *devuse;
 	struct out_gc *gc;
+	struct out_ranges *ranges;
 };
 
 struct parse_model {

@@ -18,6 +18,14 @@ void model_on_pop(struct parse_model *m, struct parse_stream *s);
 void model_on_start(struct parse_model *m, struct parse_stream *s);
 void model_on_end(struct parse_model *m, struct parse_stream *s);
 void model_close_stack(struct parse_model *m, struct parse_stream *s, uint64_t end_ns);
+/* A range of thread t ended (its enclosing ones still on t's stack): into
+ * range_statistic.csv, now or at its step's end (parse_model_rangestat.c). */
+void model_range_done(struct parse_model *m, struct model_proc *p, struct model_thread *t,
+		      const struct model_range *r, uint64_t end_ns);
+/* A step boundary of p (known: step `number` ended and is recorded): the
+ * ranges waiting get their step, or none. */
+void model_ranges_settle(struct parse_model *m, struct model_proc *p, int known,
+			 uint64_t number);
 void model_close_async(struct parse_model *m, struct model_proc *p);
 
 /* parse_model_steps.c */
@@ -59,6 +67,9 @@ void model_on_op(struct parse_model *m, struct parse_stream *s);
 #define MODEL_BUILT_PREFIX "Optimizer.__init__#"
 /* ranges prof itself opens on a program thread (the hooks' operator flush) */
 #define MODEL_OWN_PREFIX "prof::"
+/* with_modules' ranges (_prof_hooks/modules.py), Kineto's name and category */
+#define MODEL_MODULE_PREFIX "nn.Module: "
+#define CAT_MODULE "python_function"
 #define MODEL_FETCH_NAME "enumerate(DataLoader)#_BaseDataLoaderIter.__next__"
 /* A dataset fetch (data.py): in a process without steps, a DataLoader worker's */
 #define MODEL_WORKER_FETCH "DataLoader fetch"

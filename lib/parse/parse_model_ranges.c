@@ -70,7 +70,7 @@ void model_on_push(struct parse_model *m, struct parse_stream *s)
 		model_loop_hint(m, s->proc, t, &t->fetch_ns, s->ns);
 	if (name && s->proc && MODEL_IS(name, MODEL_WORKER_FETCH))
 		s->proc->fetches = 1;
-	t->stack[t->depth++] = (struct model_range){ name, s->ns, domain_of(s, rp.domain_id) };
+	t->stack[t->depth++] = (struct model_range){ name, s->ns, domain_of(s, rp.domain_id), 0 };
 }
 
 /* Ranges named "prof::..." are prof's own work on the program's thread
@@ -79,7 +79,11 @@ void model_on_push(struct parse_model *m, struct parse_stream *s)
 static void emit_range(struct parse_model *m, struct parse_stream *s,
 		       const struct model_range *r, uint64_t end_ns, int unfinished)
 {
-	const char *cat = r->name && MODEL_STARTS(r->name, MODEL_OWN_PREFIX) ? "prof" : CAT_USER;
+	int own = r->name && MODEL_STARTS(r->name, MODEL_OWN_PREFIX);
+	const char *cat = own ? "prof" : r->name && MODEL_STARTS(r->name, MODEL_MODULE_PREFIX) ?
+			  CAT_MODULE : CAT_USER;
+	if (!own && s->thr)
+		model_range_done(m, s->proc, s->thr, r, end_ns);
 	if (!r->domain) {
 		out_trace_complete(m->out.trace, s->proc->pid, s->file.hdr.tid, cat, r->name,
 				   r->start_ns, end_ns, -1, unfinished);

@@ -26,6 +26,7 @@ struct out_api_stat *model_apistat(struct parse_model *m, struct model_proc *p)
 void model_stepsel_end(struct parse_model *m, struct model_proc *p, int known,
 		       uint64_t number)
 {
+	model_ranges_settle(m, p, known, number);
 	if (!m->want_steps)
 		return;
 	if (known && model_step_wanted(m, number) &&

@@ -362,6 +362,7 @@ struct outs {
 	struct out_comm comm;
 	struct out_dev_usage devuse;
 	struct out_gc gc;
+	struct out_ranges ranges;
 	int opened;                    /* how many of the files below are open */
 };
 
@@ -389,6 +390,7 @@ static int outs_open(struct run *u, struct outs *o, const struct out_trace_meta 
 	out_op_stat_init(&o->opstat);
 	out_api_stat_init(&o->apis);
 	out_host_sum_init(&o->hostsum);
+	out_ranges_init(&o->ranges);
 	out_gc_init(&o->gc, d, tm->base_mono_ns);
 	if ((rc = out_trace_open(&o->trace, d, tm)) == 0 && ++o->opened &&
 	    (rc = out_host_open(&o->host, d, tm->base_mono_ns)) == 0 && ++o->opened &&
@@ -412,6 +414,7 @@ static void outs_free(struct outs *o)
 	out_api_stat_free(&o->apis);
 	out_kernel_free(&o->kernels);
 	out_comm_free(&o->comm);
+	out_ranges_free(&o->ranges);
 }
 
 /* The files that need every step: step_trace_time.csv, kernel_details.csv,
@@ -442,7 +445,7 @@ static int write_step_files(struct run *u, struct outs *o, struct parse_model *m
 /* Closes the streamed files and writes the others; the first error. */
 static int outs_close(struct run *u, struct outs *o, struct parse_model *m)
 {
-	int rc[10];
+	int rc[11];
 	rc[0] = out_trace_close(&o->trace);
 	rc[1] = out_host_close(&o->host);
 	rc[2] = out_memory_close(&o->mem);
@@ -454,7 +457,8 @@ static int outs_close(struct run *u, struct outs *o, struct parse_model *m)
 	rc[7] = out_meta_write(&o->meta, u->out_base, u->info.env, u->o->log);
 	rc[8] = out_host_sum_write(&o->hostsum, u->out_dir);
 	rc[9] = out_gc_close(&o->gc);
-	for (int i = 0; i < 10; i++)
+	rc[10] = out_ranges_write(&o->ranges, u->out_dir);
+	for (int i = 0; i < 11; i++)
 		if (rc[i])
 			return rc[i];
 	return 0;
@@ -492,7 +496,7 @@ static int write_outputs(struct run *u)
 	if (rc)
 		return rc;
 	struct model_outs mo = { &o.trace, &o.host, &o.hostsum, &o.meta, &o.details, &o.opstat,
-				 &o.kernels, &o.apis, &o.mem, &o.comm, &o.devuse, &o.gc };
+				 &o.kernels, &o.apis, &o.mem, &o.comm, &o.devuse, &o.gc, &o.ranges };
 	rc = out_meta_init(&o.meta);
 	rc = rc ? rc : model_init(&m, u->streams, u->nstreams, &mo, u->o->log);
 	m.want_steps = u->o->steps;

@@ -116,6 +116,15 @@ int stats_load_ops(const char *outdir, enum stats_where where, struct stats_agg 
 int stats_load_kernels(const char *outdir, struct stats_agg *a, const char **source,
 		       char *err, size_t errlen);
 
+/* range_statistic.csv's rows of `category` ("user_annotation",
+ * "nn.Module") by name over the steps `where` takes. Metrics: 0 total,
+ * 1 self, 2 the steps it ran in (its sum). */
+#define STATS_RANGE_TOTAL 0
+#define STATS_RANGE_SELF 1
+#define STATS_RANGE_STEPS 2
+int stats_load_ranges(const char *outdir, const char *category, enum stats_where where,
+		      struct stats_agg *a, char *err, size_t errlen);
+
 /* api_statistic.csv: name, extra = Level, metric 0 the duration. */
 int stats_load_api(const char *outdir, struct stats_agg *a, char *err, size_t errlen);
 

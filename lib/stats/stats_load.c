@@ -259,6 +259,50 @@ fail:
 	return -1;
 }
 
+/* One row of range_statistic.csv into the sums. */
+static int add_range_row(struct stats_agg *a, const struct csv_table *t, size_t r,
+			 const int *idx, int in_step, char *err, size_t errlen)
+{
+	double v[5];   /* calls, total, self, max, min */
+	if (nums(t, r, idx + 3, 5, v, "range_statistic.csv", err, errlen) != 0)
+		return -1;
+	uint64_t calls = num_to_u64(v[0]);
+	double self_avg = calls ? v[2] / (double)calls : 0, step = in_step;
+	double sum[3] = { v[1], v[2], step }, min[3] = { v[4], self_avg, step },
+	       max[3] = { v[3], self_avg, step };
+	if (stats_agg_add(a, csv_cell(t, r, (size_t)idx[1]), NULL, calls, sum, min, max) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int stats_load_ranges(const char *outdir, const char *category, enum stats_where where,
+		      struct stats_agg *a, char *err, size_t errlen)
+{
+	static const char *const cols[] = { "Category", "Name", "Step Id", "Calls",
+		"Total Time(us)", "Self Time(us)", "Max Time(us)", "Min Time(us)" };
+	int idx[8];
+	struct csv_table t;
+	stats_agg_init(a, 3);
+	int rc = open_csv(outdir, "range_statistic.csv", &t, cols, idx, 8, err, errlen);
+	if (rc != 0)
+		return rc;
+	for (size_t r = 0; r < t.nrows; r++) {
+		int in_step = *csv_cell(&t, r, (size_t)idx[2]) != '\0';
+		if (strcmp(csv_cell(&t, r, (size_t)idx[0]), category) != 0 ||
+		    !where_takes(where, in_step))
+			continue;
+		if (add_range_row(a, &t, r, idx, in_step, err, errlen) != 0) {
+			csv_table_free(&t);
+			stats_agg_free(a);
+			return -1;
+		}
+	}
+	csv_table_free(&t);
+	return 0;
+}
+
 int stats_load_api(const char *outdir, struct stats_agg *a, char *err, size_t errlen)
 {
 	static const char *const cols[] = { "Level", "API Name", "Count", "Time(us)", "Min(us)",

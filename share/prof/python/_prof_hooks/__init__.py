@@ -6,6 +6,7 @@
   ops.py     torch's profiler (CPU activity) run in the windows the agent's
              schedule opens; operators go to the agent's framework stream
   data.py    DataLoader ranges: fetches in worker processes, batches taken
+  modules.py with_modules: nn.Module forward calls as nested ranges
   aside.py   the program's own profiler starting: the operators step
              aside for it, and the user hears it gets no device activity
   guard.py   every hook body runs guarded: an exception is logged to the
@@ -45,6 +46,7 @@ class Hooks:
         self.loop_seen = False   # the training loop began: operators are collected
         self.batch_seen = False  # the loop took its first DataLoader batch
         self.device_said = False
+        self.modules = None
 
     def install(self):
         from . import data, steps
@@ -60,6 +62,9 @@ class Hooks:
                 self.collector = c
                 self.ops_guard.on_fail = c.abandon
                 os.register_at_fork(after_in_child=c.after_fork_in_child)
+        from .modules import Modules
+        self.modules = Modules(torch, self.agent, Guard(
+            "modules", log, lost="module ranges are no longer recorded in this process"))
         Guard("aside", log).call(aside.watch, torch, torch.autograd.profiler,
                                  self._user_profiler)
         self.steps = steps.Steps(self._step_ended, Guard(
@@ -99,6 +104,11 @@ class Hooks:
             self.agent.log("the training loop begins (%s): operators are collected from here"
                            % why)
             self.ops_guard.call(self.collector.update, False)
+        self._follow_modules()
+
+    def _follow_modules(self):
+        if self.modules is not None and self.modules.guard.on:
+            self.modules.follow(self.agent.state()[0])
 
     def _batch_taken(self):
         if not self.loop_seen:
@@ -126,6 +136,7 @@ class Hooks:
             self.agent.step()
         if self.collector is not None and self.ops_guard.on:
             self.ops_guard.call(self.collector.update)
+        self._follow_modules()
 
     def _optimizer_built(self, cls_name):
         # the parse's hint (parse_model_steps.c): the loop starts after this
@@ -139,11 +150,13 @@ class Hooks:
             self.agent.log("the program calls prof_tx.step(): optimizer steps no longer end steps")
         if self.collector is not None and self.ops_guard.on:
             self.ops_guard.call(self.collector.update)
+        self._follow_modules()
 
     def recording_changed(self):
         self.loop_seen = True
         if self.collector is not None and self.ops_guard.on:
             self.ops_guard.call(self.collector.update, False)
+        self._follow_modules()
 
     def _at_exit(self):
         if self.collector is not None and self.ops_guard.on:
