@@ -72,7 +72,7 @@ struct run_flag {
 enum { OPT_CONFIG = 256, OPT_NO_PARSE, OPT_DELAY, OPT_DURATION, OPT_SAMPLING,
        OPT_START_PAUSED, OPT_ACTIVITIES, OPT_SKIP_FIRST, OPT_WAIT, OPT_WARMUP, OPT_ACTIVE,
        OPT_REPEAT, OPT_RECORD_SHAPES, OPT_WITH_STACK, OPT_DYNAMIC, OPT_ARCHIVE,
-       OPT_STORAGE_LIMIT, OPT_CYCLE_RESULTS, OPT_WITH_MODULES };
+       OPT_STORAGE_LIMIT, OPT_CYCLE_RESULTS, OPT_WITH_MODULES, OPT_WITH_FLOPS };
 
 static const struct run_flag run_flags[] = {
 	{ "output", 1, 'o', "output_path", NULL, "DIR",
@@ -101,6 +101,8 @@ static const struct run_flag run_flags[] = {
 	  "schedule: steps recorded in each cycle (a schedule needs it)" },
 	{ "repeat", 1, OPT_REPEAT, "schedule.repeat", NULL, "N",
 	  "schedule: cycles, 0 for as long as the program steps" },
+	{ "with-flops", 0, OPT_WITH_FLOPS, "with_flops", "true", NULL,
+	  "count operators' FLOPs (turns --record-shapes on: FLOPs need shapes)" },
 	{ "with-modules", 0, OPT_WITH_MODULES, "with_modules", "true", NULL,
 	  "record nn.Module forward calls as nested ranges" },
 	{ "cycle-results", 0, OPT_CYCLE_RESULTS, "cycle_results", "true", NULL,
@@ -443,7 +445,8 @@ static int run_setup(struct run_ctx *r)
 static uint32_t run_fw_flags(const struct prof_config *c)
 {
 	return (c->activities & CFG_ACT_CPU ? PROF_FW_OPS : 0) |
-	       (c->record_shapes ? PROF_FW_SHAPES : 0) | (c->with_stack ? PROF_FW_STACK : 0) |
+	       (c->record_shapes || c->with_flops ? PROF_FW_SHAPES : 0) |
+	       (c->with_flops ? PROF_FW_FLOPS : 0) | (c->with_stack ? PROF_FW_STACK : 0) |
 	       (c->profile_memory ? PROF_FW_MEMORY : 0) | (c->with_modules ? PROF_FW_MODULES : 0) |
 	       (c->gc_detect ? PROF_FW_GC : 0);
 }

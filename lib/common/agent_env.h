@@ -33,6 +33,7 @@
 #define PROF_FW_STACK     0x10u /* with_stack */
 #define PROF_FW_MEMORY    0x20u /* profile_memory */
 #define PROF_FW_MODULES   0x40u /* with_modules */
+#define PROF_FW_FLOPS     0x100u /* with_flops: operators' floating-point operations */
 #define PROF_FW_GC        0x80u /* gc_detect: Python's start-up hook reports garbage
 				 * collections (prof_fw_gc), torch or not */
 

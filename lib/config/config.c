@@ -84,7 +84,8 @@ static const struct cfg_key cfg_keys[] = {
 	{ "with_modules", T_BOOL, OFF(with_modules), 0, 0, NULL, "boolean",
 	  "record nn.Module forward calls as nested ranges (\"nn.Module: Linear_0\")", false },
 	{ "with_flops", T_BOOL, OFF(with_flops), 0, 0, NULL, "boolean",
-	  "count operators' floating-point operations (later release)", true },
+	  "count operators' floating-point operations (torch's count; records shapes too)",
+	  false },
 	{ "analyse", T_BOOL, OFF(analyse), 0, 0, NULL, "boolean",
 	  "parse right after the program exits (default true; --no-parse sets false)", false },
 	{ "export_type", T_SET, OFF(export_type), 0, 0, export_names, "list: text, db",
@@ -196,6 +197,9 @@ static const char *key_why(const struct prof_config *c, const struct cfg_key *k)
 			"Level1 and Level2 add Ascend detail (AscendCL, AI Core metrics, AI CPU); "
 			"here they record what Level0 does: kernels, copies, memory, API calls, "
 			"collectives" : NULL;
+	if (k->off == OFF(with_flops))
+		return c->with_flops ? "records operators' input shapes too: FLOPs are counted "
+				       "from them (as torch counts them)" : NULL;
 	if (!k->pending || (k->type == T_BOOL && !*(const bool *)field))
 		return NULL;
 	return "checked and recorded, but not acted on in this release";

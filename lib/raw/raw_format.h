@@ -243,6 +243,10 @@ struct raw_op {
 	int64_t  seq;            /* autograd sequence number, -1 if none */
 	int32_t  fwd_tid;        /* backward ops: the forward op's thread, 0 if none */
 	uint32_t pad;
+	/* with_flops: the operator's floating-point operations as torch
+	 * counts them (0: none counted). Files of older writers end before
+	 * it: readers take it as 0 (raw_payload_min). */
+	uint64_t flops;
 };
 
 /*

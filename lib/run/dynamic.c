@@ -239,7 +239,8 @@ static int dyn_fill(const cJSON *root, struct dyn_request *out, char *why, size_
 		return -1;
 	static const struct { const char *key; uint32_t bit; } bits[] = {
 		{ "record_shapes", PROF_FW_SHAPES }, { "with_stack", PROF_FW_STACK },
-		{ "profile_memory", PROF_FW_MEMORY }, { "with_modules", PROF_FW_MODULES } };
+		{ "profile_memory", PROF_FW_MEMORY }, { "with_modules", PROF_FW_MODULES },
+		{ "with_flops", PROF_FW_FLOPS | PROF_FW_SHAPES } };   /* FLOPs need shapes */
 	for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, bits[i].key)))
 			out->flags |= bits[i].bit;

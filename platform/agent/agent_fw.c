@@ -42,13 +42,13 @@ static uint32_t intern_opt(const char *s, uint64_t ts)
 /* With fw_lock held and the stream open. */
 static int fw_emit(int32_t tid, uint64_t start_ns, uint64_t end_ns, const char *name,
 		   const char *shapes, const char *types, const char *stack, uint32_t flags,
-		   int64_t seq, int32_t fwd_tid)
+		   int64_t seq, int32_t fwd_tid, uint64_t flops)
 {
 	struct raw_op op = {
 		.end = end_ns, .tid = tid, .name_id = raw_writer_intern(&fw, name, start_ns),
 		.shapes_id = intern_opt(shapes, start_ns), .types_id = intern_opt(types, start_ns),
 		.stack_id = intern_opt(stack, start_ns), .flags = flags, .seq = seq,
-		.fwd_tid = fwd_tid,
+		.fwd_tid = fwd_tid, .flops = flops,
 	};
 	return raw_writer_emit(&fw, RAW_REC_OP, start_ns, &op, sizeof op);
 }
@@ -70,6 +70,7 @@ struct fw_op_head {
 	int64_t seq;
 	int32_t fwd_tid;
 	uint32_t len[4];     /* name, shapes, types, stack */
+	uint64_t flops;      /* with_flops; 0: none */
 } __attribute__((packed));
 
 /* The string at *p of length n (with its NUL), or NULL; advances *p. */
@@ -112,7 +113,7 @@ int prof_fw_ops(const void *buf, size_t len)
 		if (bad || !s[0] || h.end_ns < h.start_ns)
 			break;
 		if (fw_emit(h.tid, h.start_ns, h.end_ns, s[0], s[1], s[2], s[3], h.flags, h.seq,
-			    h.fwd_tid) == 0)
+			    h.fwd_tid, h.flops) == 0)
 			done++;
 	}
 	pthread_mutex_unlock(&fw_lock);

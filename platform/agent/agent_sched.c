@@ -316,7 +316,8 @@ uint64_t prof_fw_state(void)
 	/* in an activation's window, warm-up included: its collectors */
 	int in_dyn = sched.dynamic && sched.phase != PH_NONE;
 	uint32_t f = (in_dyn ? sched.dyn_flags : sched.base_flags) &
-		     (PROF_FW_OPS | PROF_FW_SHAPES | PROF_FW_STACK | PROF_FW_MEMORY | PROF_FW_MODULES);
+		     (PROF_FW_OPS | PROF_FW_SHAPES | PROF_FW_STACK | PROF_FW_MEMORY | PROF_FW_MODULES |
+		      PROF_FW_FLOPS);
 	uint32_t window = sched.dynamic ? AGENT_OFF_DYNAMIC : AGENT_OFF_SCHEDULE;
 	if (agent_recording())
 		f |= PROF_FW_RECORDING;

@@ -18,7 +18,8 @@ STACK = 0x10
 MEMORY = 0x20
 MODULES = 0x40
 GC = 0x80  # gc_detect (passed in PROF_AGENT_FW_FLAGS; not in prof_fw_state)
-DETAIL = SHAPES | STACK | MEMORY | MODULES
+FLOPS = 0x100
+DETAIL = SHAPES | STACK | MEMORY | MODULES | FLOPS
 
 # raw_op flags (lib/raw/raw_format.h)
 OP_BACKWARD = 0x1
@@ -26,17 +27,18 @@ OP_USER = 0x2  # a user annotation (record_function): see the report to the lead
 
 
 # prof_fw_ops' record head (platform/agent/agent_fw.c, struct fw_op_head):
-# tid, start_ns, end_ns, flags, seq, fwd_tid, then the byte lengths (NUL
-# included; 0: absent) of name, shapes, types and stack, which follow.
-OP_HEAD = struct.Struct("<iQQIqiIIII")
+# tid, start_ns, end_ns, flags, seq, fwd_tid, the byte lengths (NUL
+# included; 0: absent) of name, shapes, types and stack, which follow the
+# head, and the operator's FLOPs (with_flops; 0: none).
+OP_HEAD = struct.Struct("<iQQIqiIIIIQ")
 
 
-def pack_op(tid, start, end, name, shapes, types, stack, flags, seq, fwd):
+def pack_op(tid, start, end, name, shapes, types, stack, flags, seq, fwd, flops=0):
     """One operator for Agent.fw_ops; the strings are bytes ending in NUL
     (or None), the name required."""
     return b"".join((OP_HEAD.pack(tid, start, end, flags, seq, fwd, len(name),
                                   len(shapes) if shapes else 0, len(types) if types else 0,
-                                  len(stack) if stack else 0),
+                                  len(stack) if stack else 0, flops),
                      name, shapes or b"", types or b"", stack or b""))
 
 
@@ -44,14 +46,15 @@ def unpack_ops(buf):
     """pack_op's records back, as dicts with str values (for tests)."""
     out, at = [], 0
     while at + OP_HEAD.size <= len(buf):
-        tid, start, end, flags, seq, fwd, *lens = OP_HEAD.unpack_from(buf, at)
+        tid, start, end, flags, seq, fwd, *lens, flops = OP_HEAD.unpack_from(buf, at)
         at += OP_HEAD.size
         strs = []
         for n in lens:
             strs.append(buf[at:at + n - 1].decode() if n else None)
             at += n
         out.append(dict(tid=tid, start=start, end=end, name=strs[0], shapes=strs[1],
-                        types=strs[2], stack=strs[3], flags=flags, seq=seq, fwd=fwd))
+                        types=strs[2], stack=strs[3], flags=flags, seq=seq, fwd=fwd,
+                        flops=flops))
     return out
 
 

@@ -202,7 +202,8 @@ class Collector:
     def _start(self, detail):
         kw = {"use_cpu": True, "record_shapes": bool(detail & A.SHAPES),
               "with_stack": bool(detail & A.STACK), "profile_memory": bool(detail & A.MEMORY),
-              "with_modules": bool(detail & A.MODULES), "use_kineto": True}
+              "with_modules": bool(detail & A.MODULES), "with_flops": bool(detail & A.FLOPS),
+              "use_kineto": True}
         p = self._profiler.profile(**{k: v for k, v in kw.items() if k in self._kwargs_ok})
         aside.ours.on = True
         quiet = _KinetoQuiet() if not self.started_once else None
@@ -319,6 +320,7 @@ class Collector:
         resource = hasattr(e0, "device_resource_id")
         shapes_on = bool(detail & A.SHAPES)
         stack_on = bool(detail & A.STACK)
+        flops_on = bool(detail & A.FLOPS) and hasattr(e0, "flops")
 
         recs = []
         memory = skipped = 0
@@ -350,7 +352,7 @@ class Collector:
         for s, neg_end, e, name in recs:
             try:
                 packed.append(self._convert(e, name, s, -neg_end, tids, stacks, resource,
-                                            shapes_on, stack_on))
+                                            shapes_on, stack_on, flops_on))
             except Exception:
                 skipped += 1
         sent = self.agent.fw_ops(b"".join(packed)) if packed else 0
@@ -370,7 +372,7 @@ class Collector:
             msg += ", %d memory events not kept (no record for them yet)" % memory
         self.agent.log(msg)
 
-    def _convert(self, e, name, s, end, tids, stacks, resource, shapes_on, stack_on):
+    def _convert(self, e, name, s, end, tids, stacks, resource, shapes_on, stack_on, flops_on):
         """One operator, packed for the agent (agent.pack_op). A call stack that is not valid
         UTF-8 (torch decodes it and raises: torchvision's operators at
         import make such) is left out and counted; the operator is kept."""
@@ -412,7 +414,9 @@ class Collector:
         fwd = e.fwd_thread_id()
         if fwd:
             fwd = tids.get(fwd, -fwd)
-        return pack_op(os_tid, s, end, bname, shapes, types, stack, flags, e.sequence_nr(), fwd)
+        flops = e.flops() if flops_on else 0
+        return pack_op(os_tid, s, end, bname, shapes, types, stack, flags, e.sequence_nr(), fwd,
+                       flops if flops and flops > 0 else 0)
 
     def report_unreadable(self):
         """At exit: what torch could not hand over, said once per process."""

@@ -36,6 +36,7 @@ FW_SHAPES = 0x08
 FW_STACK = 0x10
 FW_MEMORY = 0x20
 FW_MODULES = 0x40
+FW_FLOPS = 0x100
 
 WIN_DIR = "windows"  # lib/run/windows.h
 

@@ -284,6 +284,8 @@ class profile:
             f |= _runtime.FW_MEMORY
         if self.with_modules:
             f |= _runtime.FW_MODULES
+        if self.with_flops:
+            f |= _runtime.FW_FLOPS | _runtime.FW_SHAPES   # FLOPs are counted from shapes
         return f
 
     def _options(self):
@@ -296,8 +298,6 @@ class profile:
     def _say_not_applied(self):
         for key, why in self.experimental_config.not_applied():
             _say("experimental_config %s: not applied (%s)" % (key, why))
-        if self.with_flops:
-            _say("with_flops: not applied (prof does not count FLOPs yet)")
         if self._rt.mode == "session" and ProfilerActivity.CUDA in self.activities and \
                 _runtime._cuda_mapped() and not self._rt.device:
             _say("device activity is not recorded: this prof was built without CUDA "
