@@ -7,6 +7,10 @@
 
 /* The record's payload copied out (the mapping need not be aligned for it). */
 #define MODEL_PAYLOAD(s, type, var) type var; memcpy(&var, (s)->rec.payload, sizeof var)
+/* The same for a record that grew: older writers' end before its last
+ * fields, which then read 0 (the reader checked raw_payload_min). */
+#define MODEL_PAYLOAD_GROWN(s, type, var) type var; memset(&var, 0, sizeof var); \
+	memcpy(&var, (s)->rec.payload, (s)->rec.len < sizeof var ? (s)->rec.len : sizeof var)
 
 /* parse_model_ranges.c */
 /* "args" of a trace event begun with out_trace_begin: {"domain": ...,

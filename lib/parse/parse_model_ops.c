@@ -100,7 +100,7 @@ static uint64_t op_end(const struct parse_stream *s, uint64_t end)
 
 void model_on_op(struct parse_model *m, struct parse_stream *s)
 {
-	MODEL_PAYLOAD(s, struct raw_op, ro);
+	MODEL_PAYLOAD_GROWN(s, struct raw_op, ro);
 	struct model_proc *p = s->proc;
 	const char *name = parse_stream_str(s, ro.name_id);
 	if (MODEL_STARTS(name, STEP_PREFIX))
