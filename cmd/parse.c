@@ -14,7 +14,7 @@
 
 #include "cmds.h"
 #include "archive/archive.h"
-#include "parse/parse.h"
+#include "pipeline/parse.h"
 #include "config/config.h"
 #include "cluster/cluster.h"
 

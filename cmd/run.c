@@ -42,7 +42,7 @@
 #include "linux/spawn.h"
 #include "archive/archive.h"
 #include "cluster/cluster.h"
-#include "parse/parse.h"
+#include "pipeline/parse.h"
 #include "raw/raw_clock.h"
 #include "raw/raw_reader.h"
 #include "run/dynamic.h"

@@ -24,7 +24,7 @@
 #include "cmds.h"
 #include "common/fsutil.h"
 #include "config/config.h"
-#include "parse/parse.h"
+#include "pipeline/parse.h"
 #include "raw/raw_clock.h"
 #include "run/rundir.h"
 #include "run/windows.h"
