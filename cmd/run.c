@@ -34,12 +34,12 @@
 #include "common/agent_env.h"
 #include "common/fsutil.h"
 #include "config/config.h"
-#include "device/launcher_device.h"
-#include "linux/procfs.h"
-#include "linux/sampler.h"
-#include "linux/selfpath.h"
-#include "linux/sig.h"
-#include "linux/spawn.h"
+#include "launcher/launcher_device.h"
+#include "launcher/procfs.h"
+#include "launcher/sampler.h"
+#include "launcher/selfpath.h"
+#include "launcher/sig.h"
+#include "launcher/spawn.h"
 #include "archive/archive.h"
 #include "cluster/cluster.h"
 #include "pipeline/parse.h"
@@ -510,7 +510,7 @@ static char **run_child_env(struct run_ctx *r)
 	};
 	spawn_asan_opts(&eo);  /* PROF_SANITIZE builds: the ASan runtime first */
 	/* With device activity off too: the agent then only holds CUPTI
-	 * (platform/device/cuda/backend.c, cuda_hold). */
+	 * (platform/agent/device/cuda/backend.c, cuda_hold). */
 	if (launcher_device_cuda()) {
 		const char *other = spawn_env_injection_taken(environ, "CUDA_INJECTION64_PATH");
 		if (other && eo.device)
