@@ -1,4 +1,12 @@
 /*
+ * lib/ingest/: a run directory in, one time-ordered record stream out.
+ * parse_discover.h finds the streams, parse_info.h reads
+ * profiler_info.json, parse_stream.h opens a stream and maps its ticks onto
+ * ns, parse_reorder.h puts a device stream back in start order,
+ * parse_devinfo.h picks out the devices' properties ahead of the merge,
+ * parse_rank.h says which rank each process image is; this merge hands
+ * every stream's records to the model (lib/model) in time order.
+ *
  * The k-way merge of all streams in time order: a binary heap of streams
  * keyed by their current record's time (ties: stream order), so memory is
  * one entry per stream whatever the length of the run. A stream's end is

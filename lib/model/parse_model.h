@@ -1,4 +1,9 @@
 /*
+ * lib/model/: records in time order in (lib/ingest), typed events out to
+ * the outputs (lib/outputs). parse_model_*.c hold the record kinds: ranges,
+ * steps and step selection, framework operators and collectives, device
+ * calls, tasks and samples, windows, GC, host samples, metadata.
+ *
  * From merged records to timeline events: per process image and per thread
  * state (range stacks, cross-thread ranges waiting for their end, the step
  * boundary, thread names), fed one record at a time in time order. What it

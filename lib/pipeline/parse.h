@@ -1,6 +1,9 @@
 /*
  * The parse pipeline: a run directory in, PROFILER_OUTPUT/ out. The same
  * code serves `prof run` (right after the program exits) and `prof parse`.
+ * lib/pipeline/ is the one place that knows every stage: parse_run.c opens
+ * the streams (lib/ingest), builds the model (lib/model) and the outputs
+ * (lib/outputs), runs the merge, then hands PROFILER_OUTPUT/ to lib/export.
  * Library code: it reports through `log` and returns a status; it never
  * exits.
  */

@@ -1,8 +1,8 @@
 /*
  * The launcher's side of the device HAL: what the build can do and the
- * device samplers that run beside the program (DESIGN §7). Built in every
- * configuration; without a backend it does nothing, so cmd/ needs no
- * build switches.
+ * device samplers that run beside the program (platform/launcher/cuda/
+ * sampler.h). Built in every configuration; without a backend it does
+ * nothing, so cmd/ needs no build switches.
  */
 #ifndef PROF_LAUNCHER_DEVICE_H
 #define PROF_LAUNCHER_DEVICE_H

@@ -1,5 +1,5 @@
 /*
- * api_statistic.csv (reference/ascend.md §2.6): one row per device API
+ * api_statistic.csv (share/prof/doc/outputs.md): one row per device API
  * (runtime or driver call, as the backend names it) over all processes and
  * threads. Device_id is "host" (the calls run on the host, as msprof
  * writes it); Level is "Runtime" (CUDA runtime and the sim library) or

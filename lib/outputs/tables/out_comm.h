@@ -1,6 +1,6 @@
 /*
- * communication.json and communication_matrix.json (reference/ascend.md
- * §2.13, §2.14), from the collectives the device backends record.
+ * communication.json and communication_matrix.json (the shape of Ascend's;
+ * share/prof/doc/outputs.md), from the collectives the device backends record.
  *
  * Collectives are attributed to the step of their process whose
  * [start, end) holds their start; with no step in the run, all go under

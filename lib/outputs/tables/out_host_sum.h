@@ -1,6 +1,6 @@
 /*
  * host_disk_usage.csv and host_network_usage.csv: Ascend's host summaries
- * (reference/ascend.md §1.4; msprof's headers), from the host samples
+ * (msprof's headers; share/prof/doc/outputs.md), from the host samples
  * that host_sys `disk` and `network` ask for. Each file is written only
  * when its samples exist, as Ascend writes them only when host_sys lists
  * them; a parse without them removes one an earlier parse left.

@@ -1,5 +1,5 @@
 /*
- * kernel_details.csv (reference/ascend.md §2.2): one row per device task
+ * kernel_details.csv (share/prof/doc/outputs.md): one row per device task
  * (kernel, copy, set, collective), in start order per device stream. The
  * header is Ascend's Level1 header as the user guide documents it, without
  * the optional Context ID and metric columns; what prof does not know is

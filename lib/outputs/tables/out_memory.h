@@ -1,5 +1,5 @@
 /*
- * memory_record.csv and operator_memory.csv (reference/ascend.md §2.7),
+ * memory_record.csv and operator_memory.csv (share/prof/doc/outputs.md),
  * from the device allocations and frees the backends record.
  *
  * memory_record.csv: one row per allocation or free, in time order, with

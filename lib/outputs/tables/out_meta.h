@@ -1,5 +1,5 @@
 /*
- * profiler_metadata.json at the top of the run directory (DESIGN §4): the
+ * profiler_metadata.json at the top of the run directory (lib/run/rundir.h): the
  * user's metadata (prof_add_metadata / prof_add_metadata_json) as
  * "key": value, plus "ENV_VARIABLES": profiler_info.json's "env" (the
  * launcher's), under the values a rank's process read itself (its agent

@@ -1,5 +1,5 @@
 /*
- * operator_details.csv (reference/ascend.md §2.3): one row per framework
+ * operator_details.csv (share/prof/doc/outputs.md): one row per framework
  * operator, written as each one closes (so a child's row comes before its
  * parent's: rows are in the order operators end on their thread).
  * Input Shapes is the shapes text as recorded (a JSON array, "" when not

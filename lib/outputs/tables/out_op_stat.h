@@ -1,5 +1,5 @@
 /*
- * op_statistic.csv (reference/ascend.md §2.4): one row per operator name
+ * op_statistic.csv (share/prof/doc/outputs.md): one row per operator name
  * and device. Host rows: framework operators over all processes and
  * threads, Device_id -1 (host, as in step_trace_time.csv), Core Type
  * "CPU", times of the operators' self time (so nested operators are not

@@ -1,8 +1,8 @@
 /*
- * step_trace_time.csv (reference/ascend.md §2.5, §4): one row per step and
- * device. The columns follow torch_npu's DB-mode calculation (ascend.md
- * §4.3): for each step, take the device's compute, communication and
- * receive operations that START inside [host step start, host step end)
+ * step_trace_time.csv (share/prof/doc/outputs.md): one row per step and
+ * device. The columns follow torch_npu's DB-mode calculation: for each
+ * step, take the device's compute, communication and receive operations
+ * that START inside [host step start, host step end)
  * (each wholly, even when it runs past the step's end), and
  *   Computing      = length of the union of compute intervals
  *   Communication  = length of the union of communication intervals

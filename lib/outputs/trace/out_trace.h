@@ -1,6 +1,6 @@
 /*
  * trace_view.json: the timeline in Chrome trace JSON object form with
- * Kineto's conventions (reference/traceformats.md §7): metadata keys first
+ * Kineto's conventions (share/prof/doc/outputs.md): metadata keys first
  * ("schemaVersion", "deviceProperties" when a device said its properties,
  * "displayTimeUnit", "baseTimeNanoseconds", and "distributedInfo":
  * {"rank": N} when the rank is known), then

@@ -1,6 +1,6 @@
 /*
  * Device events in trace_view.json, as Kineto writes them
- * (reference/traceformats.md §2.3, §7):
+ * (share/prof/doc/outputs.md, trace_view.json):
  *   kernel / gpu_memcpy / gpu_memset / cuda_sync: "X" on pid = device
  *     index, tid = stream, args "External id" (when the launching operator
  *     is known), "device", "stream", "correlation", then "bytes" and

@@ -1,5 +1,5 @@
 /*
- * The device HAL (DESIGN §7): one interface in the agent, one table of
+ * The device HAL: one interface in the agent, one table of
  * backends. Adding a device means adding a folder under platform/agent/device/
  * and an entry in hal.c's table.
  *

@@ -4,7 +4,7 @@
  * (RAW_STREAM_DEVICE_SAMPLES): one RAW_REC_DEV_INFO per GPU at start, then
  * one RAW_REC_DEV_SAMPLE per GPU every interval. It runs in the launcher,
  * not the program: no CUDA context, one sampler for every rank on the
- * host, and it outlives a crashing program (nvidia.md §5.1).
+ * host, and it outlives a crashing program.
  *
  * Only the GPUs the program sees (CUDA_VISIBLE_DEVICES, as the launcher
  * hands it on) are sampled, numbered as CUDA numbers them, so samples and
@@ -19,7 +19,7 @@
 
 #define NVML_SAMPLER_STREAM "device.raw"
 /* NVML's utilisation is averaged over 1/6 s to 1 s depending on the
- * board; sampling faster repeats values (nvidia.md §5.3). */
+ * board; sampling faster repeats values. */
 #define NVML_SAMPLER_MIN_MS 100u
 
 struct nvml_sampler;

@@ -1,6 +1,6 @@
 /*
  * The CUDA backend of the device HAL: CUPTI's activity API, entered
- * through CUDA's injection protocol (nvidia.md §1). The launcher points
+ * through CUDA's injection protocol. The launcher points
  * CUDA_INJECTION64_PATH at this very library (also LD_PRELOADed, so a
  * process has one agent); at cuInit CUDA calls InitializeInjection, which
  * starts the backend through the HAL. From then on CUPTI fills buffers
@@ -12,7 +12,7 @@
  * InitializeInjectionNvtx* entry points hand each NVTX instance to the
  * libcupti the backend uses, so NVTX ranges arrive as CUPTI MARKER records
  * on CUPTI's clock and threads, and the launcher need not know which
- * libcupti the program will load (nvidia.md §2.2, option A).
+ * libcupti the program will load.
  *
  * Locks: `cuda.lock` serialises start/pause/resume/flush/stop, which call
  * CUPTI; buffer_completed never takes it (CUPTI may hold its own lock while
@@ -300,7 +300,7 @@ static int cuda_subscribe(void)
 		return 0;
 	}
 	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-		/* nvidia.md §3.1: one subscriber per process (CUDA <= 13.2). */
+		/* CUPTI takes one subscriber per process (CUDA <= 13.2). */
 		agent_log("cuda: CUPTI already has a subscriber (%s): Nsight Systems, Nsight "
 			  "Compute or torch.profiler owns CUDA tracing in this process. prof leaves "
 			  "it alone and records no CUDA activity here (NVML samples and host data "
@@ -573,7 +573,7 @@ static void cuda_hold(void)
 
 /* CUDA's injection entry (CUDA_INJECTION64_PATH), called once inside cuInit.
  * Non-zero means success; prof returns 1 even when it records nothing, so
- * the program never notices (nvidia.md §1.1). */
+ * the program never notices. */
 __attribute__((visibility("default"))) int InitializeInjection(void)
 {
 	if (__atomic_exchange_n(&cuda.injected, 1, __ATOMIC_ACQ_REL))

@@ -1,6 +1,6 @@
 /*
  * libcupti, opened with dlopen and used through this table only: the
- * agent never links it (nvidia.md §3.2), so one agent serves programs on
+ * agent never links it, so one agent serves programs on
  * CUDA 11, 12 and 13, and a process without CUDA never maps it.
  */
 #ifndef PROF_CUDA_BACKEND_CUPTI_H

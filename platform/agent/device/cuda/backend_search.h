@@ -1,6 +1,7 @@
 /*
  * Which libcupti to open: the one matching the program's CUDA runtime,
- * never a second one in a process (nvidia.md §3.2). Search order:
+ * never a second one in a process (two CUPTIs on one driver are not
+ * supported). Search order:
  *
  *   1. a libcupti already mapped in the process (PyTorch links it): it is
  *      the one, whatever else exists;
