@@ -1,6 +1,7 @@
 /*
  * lib/model/: records in time order in (lib/ingest), typed events out to
- * the outputs (lib/outputs). parse_model_*.c hold the record kinds: ranges,
+ * the outputs (lib/outputs), through their sinks (outputs/out_sink.h) but
+ * for the four of struct model_outs. parse_model_*.c hold the record kinds: ranges,
  * steps and step selection, framework operators and collectives, device
  * calls, tasks and samples, windows, GC, host samples, metadata.
  *
@@ -85,21 +86,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "outputs/tables/out_host.h"
-#include "outputs/tables/out_host_sum.h"
-#include "outputs/tables/out_meta.h"
 #include "outputs/tables/out_step_trace.h"
 #include "outputs/trace/out_trace.h"
 #include "common/idmap.h"
 #include "ingest/parse_stream.h"
 
+#include "outputs/out_op.h"
+#include "outputs/out_sink.h"
 #include "outputs/tables/out_api_stat.h"
-#include "outputs/tables/out_comm.h"
-#include "outputs/tables/out_dev_usage.h"
-#include "outputs/tables/out_gc.h"
-#include "outputs/tables/out_kernel.h"
+#include "outputs/tables/out_comm.h"      /* struct out_coll, an event */
+#include "outputs/tables/out_kernel.h"    /* struct out_kernel_row, an event */
 #include "outputs/tables/out_memory.h"
-#include "outputs/tables/out_op_details.h"
 #include "outputs/tables/out_op_stat.h"
 
 #define MODEL_WINDOWS_TID 0            /* no Linux thread has tid 0 */
@@ -256,19 +253,14 @@ struct model_counts {
 };
 
 /* Where the model writes. */
+/* Where the model's events go: every output but four through the sinks;
+ * those four it writes itself (out_sink.h says why). */
 struct model_outs {
 	struct out_trace *trace;
-	struct out_host *host;
-	struct out_host_sum *hostsum;
-	struct out_meta *meta;
-	struct out_op_details *details;
 	struct out_op_stat *opstat;
-	struct out_kernel *kernels;
 	struct out_api_stat *apis;
 	struct out_memory *mem;
-	struct out_comm *comm;
-	struct out_dev_usage *devuse;
-	struct out_gc *gc;
+	const struct out_sinks *sinks;
 };
 
 struct parse_model {

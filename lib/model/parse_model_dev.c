@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "common/grow.h"
+#include "outputs/tables/out_dev_usage.h"  /* out_vendor_name */
 #include "outputs/trace/out_trace_dev.h"
 
 /* A task as the outputs other than the trace see it. */
@@ -89,7 +90,7 @@ static void task_out(struct parse_model *m, struct model_proc *p, const struct m
 		.wait_ns = wait_of(p, k), .blocks = k->blocks,
 		.shapes = c ? c->shapes : NULL, .types = c ? c->types : NULL,
 	};
-	out_kernel_row(m->out.kernels, &r);
+	OUT_SINKS_EMIT(m->out.sinks, task, &r);
 	out_op_stat_add_device(model_opstat(m, p), (int32_t)k->device, core, k->name,
 			       k->end_ns - k->start_ns);
 	step_add(p, k);
@@ -226,7 +227,7 @@ void model_on_dev_collective(struct parse_model *m, struct parse_stream *s)
 	task_out(m, p, &k, c);
 	struct out_coll oc = { p->pid, rc.op, rc.vendor, rc.device, rc.rank, rc.peer, k.start_ns,
 			       k.end_ns, rc.bytes, model_group_seq(p, group), name, group, ranks };
-	out_comm_add(m->out.comm, p, &oc);
+	OUT_SINKS_EMIT(m->out.sinks, collective, p, &oc);
 	m->n.dev_collectives++;
 }
 

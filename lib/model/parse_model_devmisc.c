@@ -71,7 +71,7 @@ void model_on_dev_sample(struct parse_model *m, struct parse_stream *s)
 	out_trace_counter(m->out.trace, ds.device, s->ns, "Device Power", power, vp, 1);
 	out_trace_counter(m->out.trace, ds.device, s->ns, "Device Clock", clock, vc, 1);
 	out_trace_counter(m->out.trace, ds.device, s->ns, "Device Temperature", temp, vt, 1);
-	out_dev_usage_row(m->out.devuse, s->ns, &ds);
+	OUT_SINKS_EMIT(m->out.sinks, dev_sample, s->ns, &ds);
 	m->n.dev_samples++;
 }
 

@@ -94,7 +94,7 @@ static struct model_devnode *finalize(struct parse_model *m, struct model_devnod
 	n->row.kernel_self_ns = n->kself_ns;
 	n->row.kernel_total_ns = n->ktotal_ns;
 	if (!n->row.merged)
-		out_op_details_row(m->out.details, &n->row);
+		OUT_SINKS_EMIT(m->out.sinks, op, &n->row);
 	unlink_closed(m, n);
 	parse_idmap_del(&m->devnodes, n->id);
 	if (parent)

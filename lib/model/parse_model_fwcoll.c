@@ -136,6 +136,6 @@ void model_fw_collective(struct parse_model *m, struct model_proc *p, const stru
 			       (int32_t)model_proc_rank(p), -1,
 			       op->start_ns, op->end_ns, model_fw_coll_bytes(op->shapes, op->types),
 			       model_group_seq(p, ""), op->name, "", "" };
-	out_comm_add(m->out.comm, p, &oc);
+	OUT_SINKS_EMIT(m->out.sinks, collective, p, &oc);
 	m->n.fw_collectives++;
 }

@@ -21,7 +21,7 @@ static void emit_gc(struct parse_model *m, struct parse_stream *s, uint64_t end_
 		p = JO_LIT(p, ",\"unfinished\":true");
 	p = JO_LIT(p, "}}");
 	out_trace_line_end(tr, p);
-	out_gc_row(m->out.gc, s->proc->pid, s->file.hdr.tid, t->gc_start_ns, end_ns, stop);
+	OUT_SINKS_EMIT(m->out.sinks, gc, s->proc->pid, s->file.hdr.tid, t->gc_start_ns, end_ns, stop);
 	t->gc_open = 0;
 	m->n.gc_collections++;
 }

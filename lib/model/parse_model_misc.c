@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "outputs/tables/out_host.h"     /* OUT_MB, OUT_KB: the counters' units */
 #include "outputs/trace/out_trace_dev.h"
 
 static void host_pid(struct parse_model *m, int32_t pid)
@@ -44,9 +45,7 @@ void model_on_host_sample(struct parse_model *m, struct parse_stream *s)
 	/* A sampler's first sample has nothing to differ from: no rate. */
 	uint64_t prev = s->host_prev_ns;
 	uint64_t interval = prev && s->ns > prev ? s->ns - prev : 0;
-	out_host_row(m->out.host, s->ns, interval, &h);
-	if (parts & RAW_HOST_DISK)
-		out_host_sum_disk(m->out.hostsum, h.proc_read_bytes, h.proc_write_bytes, interval);
+	OUT_SINKS_EMIT(m->out.sinks, host_sample, s->ns, interval, &h);
 	s->host_prev_ns = s->ns;
 	m->n.host_samples++;
 }
@@ -66,7 +65,7 @@ void model_on_host_net(struct parse_model *m, struct parse_stream *s)
 	snprintf(track, sizeof track, "Network Usage: %.*s", (int)RAW_NAME_MAX, name);
 	host_pid(m, s->file.hdr.pid);
 	out_trace_counter(m->out.trace, s->file.hdr.pid, s->ns, track, keys, v, 2);
-	out_host_sum_net(m->out.hostsum, name, &hn);
+	OUT_SINKS_EMIT(m->out.sinks, host_net, name, &hn);
 }
 
 void model_on_thread_name(struct parse_model *m, struct parse_stream *s)
@@ -93,8 +92,8 @@ void model_on_process(struct parse_model *m, struct parse_stream *s)
 void model_on_metadata(struct parse_model *m, struct parse_stream *s)
 {
 	MODEL_PAYLOAD(s, struct raw_metadata, md);
-	out_meta_add(m->out.meta, parse_stream_str(s, md.key_id), parse_stream_str(s, md.value_id),
-		     (md.flags & RAW_METADATA_JSON) != 0, m->log);
+	OUT_SINKS_EMIT(m->out.sinks, metadata, parse_stream_str(s, md.key_id),
+		       parse_stream_str(s, md.value_id), (md.flags & RAW_METADATA_JSON) != 0, m->log);
 }
 
 void model_on_lost(struct parse_model *m, struct parse_stream *s)

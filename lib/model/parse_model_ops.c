@@ -46,7 +46,7 @@ static void op_close(struct parse_model *m, struct model_proc *p, struct model_t
 	if (o->node)   /* its row waits for its device work */
 		model_devnode_close(m, o->node, &out);
 	else if (!out.merged)
-		out_op_details_row(m->out.details, &out);
+		OUT_SINKS_EMIT(m->out.sinks, op, &out);
 	if (out.merged) {
 		m->n.ops_merged++;
 		return;

@@ -58,8 +58,7 @@ static int64_t settled_step(void *ctx, int32_t pid, uint64_t ns)
  * go. */
 static void settle_rows(struct parse_model *m)
 {
-	out_kernel_settle(m->out.kernels, settled_step, m, m->want_steps, m->nwant_steps);
-	out_op_details_settle(m->out.details, settled_step, m, m->want_steps, m->nwant_steps);
+	OUT_SINKS_EMIT(m->out.sinks, step_settled, settled_step, m, m->want_steps, m->nwant_steps);
 }
 
 void model_steps_reset_devices(struct model_proc *p)

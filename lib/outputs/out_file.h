@@ -1,9 +1,4 @@
 /*
- * lib/outputs/: the model's events in (lib/model), PROFILER_OUTPUT/ files
- * out. trace/: trace_view.json; tables/: the CSV and JSON tables, one
- * header each; here: what they share (files, rows waiting for their step,
- * step lookup, sums by name, rates).
- *
  * An output file: created with PROF_FILE_MODE under a temporary name in its
  * final directory and renamed into place only when complete, so a reader
  * (or a crash of the parse) never leaves a half-written output under the

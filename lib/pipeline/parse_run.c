@@ -14,6 +14,13 @@
 #include "common/fsutil.h"
 #include "export/export.h"
 #include "outputs/out_file.h"
+#include "outputs/out_sink.h"
+#include "outputs/tables/out_dev_usage.h"
+#include "outputs/tables/out_gc.h"
+#include "outputs/tables/out_host.h"
+#include "outputs/tables/out_host_sum.h"
+#include "outputs/tables/out_meta.h"
+#include "outputs/tables/out_op_details.h"
 #include "ingest/parse_devinfo.h"
 #include "ingest/parse_discover.h"
 #include "ingest/parse_info.h"
@@ -362,6 +369,8 @@ struct outs {
 	struct out_comm comm;
 	struct out_dev_usage devuse;
 	struct out_gc gc;
+	struct out_sinks sinks;         /* the model's way to the outputs above but
+					 * trace, opstat, apis, mem */
 	int opened;                    /* how many of the files below are open */
 };
 
@@ -402,6 +411,22 @@ static int outs_open(struct run *u, struct outs *o, const struct out_trace_meta 
 	out_kernel_free(&o->kernels);
 	out_comm_free(&o->comm);
 	return rc;
+}
+
+/* The outputs the model reaches through sinks (out_sink.h), in the order
+ * an event reaches them. */
+static void outs_sinks(struct outs *o)
+{
+	struct out_sinks *ss = &o->sinks;
+	ss->n = 0;
+	out_sinks_add(ss, &out_host_sink, &o->host);
+	out_sinks_add(ss, &out_host_sum_sink, &o->hostsum);
+	out_sinks_add(ss, &out_meta_sink, &o->meta);
+	out_sinks_add(ss, &out_kernel_sink, &o->kernels);
+	out_sinks_add(ss, &out_op_details_sink, &o->details);
+	out_sinks_add(ss, &out_comm_sink, &o->comm);
+	out_sinks_add(ss, &out_dev_usage_sink, &o->devuse);
+	out_sinks_add(ss, &out_gc_sink, &o->gc);
 }
 
 static void outs_free(struct outs *o)
@@ -491,8 +516,8 @@ static int write_outputs(struct run *u)
 	parse_devinfo_free(&di);
 	if (rc)
 		return rc;
-	struct model_outs mo = { &o.trace, &o.host, &o.hostsum, &o.meta, &o.details, &o.opstat,
-				 &o.kernels, &o.apis, &o.mem, &o.comm, &o.devuse, &o.gc };
+	outs_sinks(&o);
+	struct model_outs mo = { &o.trace, &o.opstat, &o.apis, &o.mem, &o.sinks };
 	rc = out_meta_init(&o.meta);
 	rc = rc ? rc : model_init(&m, u->streams, u->nstreams, &mo, u->o->log);
 	m.want_steps = u->o->steps;
