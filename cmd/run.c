@@ -804,8 +804,11 @@ static void run_parse(struct run_ctx *r)
 	struct parse_opts o = { .log = stderr };
 	struct parse_report rep = { 0 };
 	uint64_t *steps;
-	if (parse_opts_from_cfg(&o, &r->cfg, &steps) != 0)
+	char why[256];
+	if (parse_opts_from_cfg(&o, &r->cfg, &steps, why, sizeof why) != 0) {
+		fprintf(stderr, "prof: %s\n", why);
 		return;   /* cannot happen: checked when the configuration was read */
+	}
 	enum parse_status sst;
 	if (cluster_split_run(r->rd.path, 0, &o, NULL, &sst) && sst == PARSE_FAILED)
 		fprintf(stderr, "prof: could not parse %s rank by rank (see above)\n", r->rd.path);

@@ -45,6 +45,17 @@ struct parse_opts {
 					* (a cluster says it once, not once a rank) */
 };
 
+/* The parse options of a configuration (export_type, step_list,
+ * timeline_limit, data_simplification, pretty, gzip) into `o`; *steps
+ * is malloc'd for the caller to free after the parse. 0, or -1 with the
+ * reason in why. */
+struct prof_config;
+int parse_opts_from_cfg(struct parse_opts *o, const struct prof_config *c, uint64_t **steps,
+			char *why, size_t len);
+/* Only the options of the outputs' form: export_type, timeline_limit,
+ * pretty, gzip (a window's result takes these from its run). */
+void parse_opts_outputs(struct parse_opts *o, const struct prof_config *c);
+
 /* The seconds a parse runs before its bar shows: 1, or
  * PROF_PROGRESS_AFTER (seconds, >= 0) when that is set and valid. */
 double parse_progress_after(void);
