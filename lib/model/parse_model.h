@@ -91,11 +91,8 @@
 #include "common/idmap.h"
 #include "ingest/parse_stream.h"
 
-#include "outputs/out_op.h"
 #include "outputs/out_sink.h"
 #include "outputs/tables/out_api_stat.h"
-#include "outputs/tables/out_comm.h"      /* struct out_coll, an event */
-#include "outputs/tables/out_kernel.h"    /* struct out_kernel_row, an event */
 #include "outputs/tables/out_memory.h"
 #include "outputs/tables/out_op_stat.h"
 

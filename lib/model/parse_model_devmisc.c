@@ -1,7 +1,7 @@
 /* Device memory events, samples, markers and properties. */
 #include "model/parse_model_int.h"
 
-#include "outputs/tables/out_host.h"
+#include "outputs/tables/out_host.h"     /* OUT_MB: the counters' unit */
 #include "outputs/trace/out_trace_dev.h"
 
 /* The op in scope on (p, tid) at ns: its name, NULL if none. */

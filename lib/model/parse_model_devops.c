@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outputs/tables/out_op_details.h"
 
 struct model_devnode {
 	uint64_t id;

@@ -17,8 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outputs/tables/out_comm.h"
-#include "outputs/tables/out_dev_usage.h"
+#include "outputs/tables/out_dev_usage.h"  /* OUT_VENDOR_HOST */
 
 static const char *const fw_backends[] = { "gloo:", "mpi:", "ucc:" };
 

@@ -22,15 +22,42 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "outputs/out_op.h"
 #include "outputs/out_stepwait.h"
 
 struct raw_host_sample;
 struct raw_host_net;
 struct raw_dev_sample;
 struct raw_gc;
-struct out_kernel_row;
-struct out_op;
-struct out_coll;
+
+/* The events the model builds for the outputs, besides the raw records it
+ * passes on and struct out_op (out_op.h). */
+
+/* A device task (kernel_details.csv's row). */
+struct out_kernel_row {
+	int32_t pid;
+	uint64_t attr_ns;            /* the moment that picks the step */
+	uint32_t device, stream;
+	uint64_t correlation;        /* Task ID */
+	const char *name;
+	const char *type;            /* KERNEL, MEMCPY, MEMSET, COMMUNICATION */
+	const char *core;            /* SIM, CUDA */
+	uint64_t start_ns, end_ns;
+	uint64_t wait_ns;            /* since the previous task on the stream ended */
+	uint64_t blocks;             /* grid size; 0 when not a kernel or not known */
+	const char *shapes, *types;  /* the launching operator's; NULL: not known */
+};
+
+/* One collective. Strings point into the stream's mapping, which lives as
+ * long as the parse. */
+struct out_coll {
+	int32_t pid;
+	uint32_t op, vendor, device;
+	int32_t rank, peer;
+	uint64_t start_ns, end_ns, bytes;
+	uint64_t seq;                 /* k of the key */
+	const char *name, *group, *ranks;
+};
 
 /* Every callback may be NULL: that sink does not take the event. */
 struct out_sink_ops {

@@ -43,18 +43,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "outputs/out_file.h"
+#include "outputs/out_sink.h"   /* struct out_coll */
 #include "outputs/out_step_find.h"
-
-/* One collective. Strings point into the stream's mapping, which lives as
- * long as the parse. */
-struct out_coll {
-	int32_t pid;
-	uint32_t op, vendor, device;
-	int32_t rank, peer;
-	uint64_t start_ns, end_ns, bytes;
-	uint64_t seq;                 /* k of the key */
-	const char *name, *group, *ranks;
-};
 
 struct out_comm_src {
 	const void *owner;            /* the process image */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include "common/csv_out.h"
 #include "outputs/out_file.h"
+#include "outputs/out_sink.h"   /* struct out_kernel_row */
 #include "outputs/out_step_find.h"
 #include "outputs/out_stepwait.h"
 
@@ -25,20 +26,6 @@
 	"Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Num,Mix Block Num," \
 	"HF32 Eligible,Input Shapes,Input Data Types,Input Formats,Output Shapes," \
 	"Output Data Types,Output Formats"
-
-struct out_kernel_row {
-	int32_t pid;
-	uint64_t attr_ns;            /* the moment that picks the step */
-	uint32_t device, stream;
-	uint64_t correlation;        /* Task ID */
-	const char *name;
-	const char *type;            /* KERNEL, MEMCPY, MEMSET, COMMUNICATION */
-	const char *core;            /* SIM, CUDA */
-	uint64_t start_ns, end_ns;
-	uint64_t wait_ns;            /* since the previous task on the stream ended */
-	uint64_t blocks;             /* grid size; 0 when not a kernel or not known */
-	const char *shapes, *types;  /* the launching operator's; NULL: not known */
-};
 
 #define OUT_KERNEL_WAIT_MAX (8u << 20)
 
