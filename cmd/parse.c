@@ -14,7 +14,7 @@
 
 #include "cmds.h"
 #include "archive/archive.h"
-#include "parse/parse.h"
+#include "pipeline/parse.h"
 #include "config/config.h"
 #include "cluster/cluster.h"
 
@@ -163,28 +163,6 @@ static int parse_pack(const char *dir, enum arc_format f)
 	return 0;
 }
 
-int parse_opts_from_cfg(struct parse_opts *o, const struct prof_config *c, uint64_t **steps)
-{
-	*steps = NULL;
-	o->steps = NULL;
-	o->nsteps = 0;
-	if (c->step_list) {
-		char why[200];
-		if (cfg_parse_step_list(c->step_list, steps, &o->nsteps, why, sizeof why)) {
-			fprintf(stderr, "prof: step_list: %s\n", why);
-			return -1;
-		}
-		o->steps = *steps;
-	}
-	o->export_type = (c->export_type & CFG_EXPORT_TEXT ? PARSE_EXPORT_TEXT : 0) |
-			 (c->export_type & CFG_EXPORT_DB ? PARSE_EXPORT_DB : 0);
-	o->timeline_limit = (uint64_t)c->timeline_limit_mb << 20;
-	o->data_simplification = c->data_simplification;
-	o->pretty = c->pretty;
-	o->gzip = c->gzip;
-	return 0;
-}
-
 /* The options that are configuration keys, checked by config's own
  * code: 0 taken, 2 bad value (said), -1 not one of them. */
 static int parse_cfg_opt(struct prof_config *cfg, int c, const char *arg)
@@ -289,8 +267,11 @@ static int parse_args(int argc, char **argv, struct parse_opts *o, struct parse_
 			argc - optind < 1 ? "a run directory is needed" : "one run directory only");
 		rc = 2;
 	}
-	if (!rc && parse_opts_from_cfg(o, &cfg, steps) != 0)
+	char why[256];
+	if (!rc && parse_opts_from_cfg(o, &cfg, steps, why, sizeof why) != 0) {
+		fprintf(stderr, "prof: %s\n", why);
 		rc = 2;
+	}
 	cfg_free(&cfg);
 	a->target = rc ? NULL : argv[optind];
 	return rc;

@@ -34,15 +34,15 @@
 #include "common/agent_env.h"
 #include "common/fsutil.h"
 #include "config/config.h"
-#include "device/launcher_device.h"
-#include "linux/procfs.h"
-#include "linux/sampler.h"
-#include "linux/selfpath.h"
-#include "linux/sig.h"
-#include "linux/spawn.h"
+#include "launcher/launcher_device.h"
+#include "launcher/procfs.h"
+#include "launcher/sampler.h"
+#include "launcher/selfpath.h"
+#include "launcher/sig.h"
+#include "launcher/spawn.h"
 #include "archive/archive.h"
 #include "cluster/cluster.h"
-#include "parse/parse.h"
+#include "pipeline/parse.h"
 #include "raw/raw_clock.h"
 #include "raw/raw_reader.h"
 #include "run/dynamic.h"
@@ -515,7 +515,7 @@ static char **run_child_env(struct run_ctx *r)
 	};
 	spawn_asan_opts(&eo);  /* PROF_SANITIZE builds: the ASan runtime first */
 	/* With device activity off too: the agent then only holds CUPTI
-	 * (platform/device/cuda/backend.c, cuda_hold). */
+	 * (platform/agent/device/cuda/backend.c, cuda_hold). */
 	if (launcher_device_cuda()) {
 		const char *other = spawn_env_injection_taken(environ, "CUDA_INJECTION64_PATH");
 		if (other && eo.device)
@@ -809,8 +809,11 @@ static void run_parse(struct run_ctx *r)
 	struct parse_opts o = { .log = stderr };
 	struct parse_report rep = { 0 };
 	uint64_t *steps;
-	if (parse_opts_from_cfg(&o, &r->cfg, &steps) != 0)
+	char why[256];
+	if (parse_opts_from_cfg(&o, &r->cfg, &steps, why, sizeof why) != 0) {
+		fprintf(stderr, "prof: %s\n", why);
 		return;   /* cannot happen: checked when the configuration was read */
+	}
 	enum parse_status sst;
 	if (cluster_split_run(r->rd.path, 0, &o, NULL, &sst) && sst == PARSE_FAILED)
 		fprintf(stderr, "prof: could not parse %s rank by rank (see above)\n", r->rd.path);

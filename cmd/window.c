@@ -24,7 +24,7 @@
 #include "cmds.h"
 #include "common/fsutil.h"
 #include "config/config.h"
-#include "parse/parse.h"
+#include "pipeline/parse.h"
 #include "raw/raw_clock.h"
 #include "run/rundir.h"
 #include "run/windows.h"
@@ -143,11 +143,7 @@ static void window_outputs(const char *run, const struct win_request *r, struct 
 	struct cfg_error err = { "" };
 	cfg_defaults(&cfg);
 	if (json && cfg_apply_json(&cfg, json, "the run's profiler_info.json", &err) == 0) {
-		o->export_type = (cfg.export_type & CFG_EXPORT_TEXT ? PARSE_EXPORT_TEXT : 0) |
-				 (cfg.export_type & CFG_EXPORT_DB ? PARSE_EXPORT_DB : 0);
-		o->timeline_limit = (uint64_t)cfg.timeline_limit_mb << 20;
-		o->pretty = cfg.pretty;
-		o->gzip = cfg.gzip;
+		parse_opts_outputs(o, &cfg);
 	} else if (err.msg[0]) {
 		fprintf(o->log, "prof window: %s; default outputs\n", err.msg);
 	}

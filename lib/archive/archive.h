@@ -1,5 +1,5 @@
 /*
- * Run-directory archives (DESIGN §1, §4): pack a run directory into
+ * Run-directory archives (lib/run/rundir.h): pack a run directory into
  * <run_dir>.tar.gz|.tar.zst|.zip next to it, and extract such an archive
  * safely so that `prof parse` can read it. Both stream through libarchive:
  * no whole file is ever held in memory.

@@ -16,8 +16,8 @@
 #include "common/csv_out.h"
 #include "common/fsutil.h"
 #include "common/num.h"
-#include "parse/out_file.h"
-#include "parse/parse_info.h"
+#include "outputs/out_file.h"
+#include "ingest/parse_info.h"
 
 #define OUT_NAME "cluster_analysis_output"
 

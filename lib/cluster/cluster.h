@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "parse/parse.h"
+#include "pipeline/parse.h"
 
 /* The step_trace_time.csv columns after Device_id and Step, in order. */
 enum {

@@ -14,7 +14,7 @@
 #include "common/fsutil.h"
 #include "common/json_out.h"
 #include "common/strbuf.h"
-#include "parse/out_file.h"
+#include "outputs/out_file.h"
 
 struct group {
 	char *name;

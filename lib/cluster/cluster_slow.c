@@ -9,7 +9,7 @@
 #include "common/json_out.h"
 #include "common/num.h"
 #include "common/strbuf.h"
-#include "parse/out_file.h"
+#include "outputs/out_file.h"
 
 const int cluster_phase_col[CLUSTER_NPHASES] = {
 	CLUSTER_COMPUTING, CLUSTER_COMM_NOT_OVERLAPPED, CLUSTER_FREE

@@ -16,8 +16,8 @@
 #include "common/agent_env.h"
 #include "common/fsutil.h"
 #include "export/export.h"
-#include "parse/out_file.h"
-#include "parse/parse_rank.h"
+#include "outputs/out_file.h"
+#include "ingest/parse_rank.h"
 
 #define INFO_NAME "profiler_info.json"
 

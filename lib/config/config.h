@@ -1,5 +1,5 @@
 /*
- * The one configuration model (DESIGN §3), filled from five sources, each
+ * The one configuration model, filled from five sources, each
  * overriding the last: defaults, MS_PROFILER_OPTIONS (MindSpore's keys),
  * PROF_OPTIONS (JSON), --config FILE (JSON), command-line flags. The JSON
  * sources also take torch_npu's profiler_config.json keys. Every error

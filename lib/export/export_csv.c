@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "common/fsutil.h"
-#include "parse/out_file.h"
+#include "outputs/out_file.h"
 
 static int grow(char **b, size_t *cap, size_t need)
 {

@@ -12,7 +12,7 @@
 #include <zlib.h>
 
 #include "common/fsutil.h"
-#include "parse/out_file.h"
+#include "outputs/out_file.h"
 
 #define TRACE "trace_view.json"
 #define NBUCKETS_NOSTEP 256

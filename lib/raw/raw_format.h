@@ -250,7 +250,7 @@ struct raw_op {
 };
 
 /*
- * Device activity (DESIGN §7). Every device record names its backend's
+ * Device activity (the agent's HAL). Every device record names its backend's
  * device family in `vendor` (enum raw_dev_vendor), so outputs say CUDA or
  * SIM. Times are CLOCK_MONOTONIC ns (`ts` start, `end` end). `correlation`
  * joins an activity to the API call that launched it (CUPTI's correlation

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "parse/parse_idmap.h"
+#include "common/idmap.h"
 #include "raw/raw_format.h"
 
 /* Totals over every stream under a run's raw/ directory: for

@@ -44,8 +44,8 @@ struct dyn_request {
 	int is_rank;               /* only the ranks in `ranks` record */
 	uint64_t ranks[RAW_DYN_RANK_WORDS];  /* rank_list, bit r for rank r */
 	/* Checked and kept, not acted on here: the activation's own result
-	 * (issue 19 §2) takes them from here. prof_dir: NULL when absent;
-	 * analyse: -1 when absent. */
+	 * (a window: lib/run/windows.h) takes them from here. prof_dir: NULL
+	 * when absent; analyse: -1 when absent. */
 	char *prof_dir;
 	int analyse;
 	/* experimental_config applied onto the defaults, as --config applies

@@ -1,5 +1,5 @@
 /*
- * The run directory (DESIGN §4):
+ * The run directory (share/prof/doc/raw-format.md says what raw/ holds):
  *   <output>/<host>_<pid>_<YYYYmmddHHMMSSmmm>_prof/{raw/launcher, logs}
  * plus raw/control, the page through which the launcher switches recording
  * on and off for every agent (raw/raw_control.h).

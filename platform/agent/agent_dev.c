@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "common/agent_env.h"
-#include "device/dev_sink.h"
-#include "device/hal.h"
-#include "device/hal_flusher.h"
+#include "agent/device/dev_sink.h"
+#include "agent/device/hal.h"
+#include "agent/device/hal_flusher.h"
 
 static struct {
 	int enabled;

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the whole parse (lib/parse/parse.h), where
+ * libFuzzer harness for the whole parse (lib/pipeline/parse.h), where
  * fuzz_raw stops at the reader: the input is the one raw stream of a run
  * directory in tmpfs (in the launcher's directory when its header says a
  * launcher's kind, else in a process image's), parsed by parse_run_dir as
@@ -25,7 +25,7 @@
 
 #include "common/agent_env.h"
 #include "common/fsutil.h"
-#include "parse/parse.h"
+#include "pipeline/parse.h"
 #include "raw/raw_format.h"
 #include "stats/csv_read.h"
 

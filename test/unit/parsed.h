@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "parse/parse.h"
+#include "pipeline/parse.h"
 #include "unit/unit.h"
 
 #define SEC 1000000000ull

@@ -9,7 +9,7 @@
  */
 #include "unit/parsed.h"
 
-#include "parse/parse_idmap.h"
+#include "common/idmap.h"
 #include "raw/raw_clock.h"
 
 #define N 100000

@@ -25,9 +25,9 @@
 
 #include "agent/agent.h"
 #include "common/agent_env.h"
-#include "device/cuda/backend_cbid.h"
-#include "device/dev_sink.h"
-#include "device/hal.h"
+#include "agent/device/cuda/backend_cbid.h"
+#include "agent/device/dev_sink.h"
+#include "agent/device/hal.h"
 #include "raw/raw_clock.h"
 #include "unit/unit.h"
 

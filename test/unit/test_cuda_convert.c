@@ -11,8 +11,8 @@
 
 #include <cupti.h>
 
-#include "device/cuda/backend_cbid.h"
-#include "device/cuda/backend_convert.h"
+#include "agent/device/cuda/backend_cbid.h"
+#include "agent/device/cuda/backend_convert.h"
 #include "unit/unit.h"
 
 #define OFFSET 1000   /* the converter's ts_offset in these tests */

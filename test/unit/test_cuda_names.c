@@ -11,8 +11,8 @@
 #include <cupti_runtime_cbid.h>
 
 #include "common/rank.h"
-#include "device/cuda/backend_cbid.h"
-#include "device/cuda/backend_convert.h"
+#include "agent/device/cuda/backend_cbid.h"
+#include "agent/device/cuda/backend_convert.h"
 #include "unit/unit.h"
 
 static const char *rt(uint32_t cbid)

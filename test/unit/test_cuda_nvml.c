@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "device/cuda/sampler.h"
-#include "device/cuda/sampler_nvml.h"
+#include "launcher/cuda/sampler.h"
+#include "launcher/cuda/sampler_nvml.h"
 #include "raw/raw_reader.h"
 #include "unit/unit.h"
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "device/cuda/backend_search.h"
+#include "agent/device/cuda/backend_search.h"
 #include "unit/unit.h"
 
 static char root[1024];

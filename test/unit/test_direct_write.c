@@ -21,7 +21,7 @@
 #include "common/csv_out.h"
 #include "common/fsutil.h"
 #include "common/json_out.h"
-#include "parse/out_file.h"
+#include "outputs/out_file.h"
 #include "unit.h"
 
 #define CAP (128u << 10)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse/parse_idmap.h"
+#include "common/idmap.h"
 #include "unit/unit.h"
 
 #define IDS 60000

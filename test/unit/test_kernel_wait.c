@@ -11,7 +11,7 @@
 #include "unit/parsed.h"
 
 #include "raw/raw_clock.h"
-#include "parse/out_kernel.h"
+#include "outputs/tables/out_kernel.h"
 
 #define STEP_NS 100000000ull   /* 0.1 s */
 #define GAP_NS 1000ull         /* between launches */

@@ -11,8 +11,8 @@
 #include "unit/parsed.h"
 
 #include "raw/raw_clock.h"
-#include "parse/out_kernel.h"
-#include "parse/out_step_trace.h"
+#include "outputs/tables/out_kernel.h"
+#include "outputs/tables/out_step_trace.h"
 #include "unit/dev_expected.h"
 
 #define MIB (1ull << 20)

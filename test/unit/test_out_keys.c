@@ -12,7 +12,7 @@
  */
 #include "unit/parsed.h"
 
-#include "parse/out_rate.h"
+#include "outputs/out_rate.h"
 #include "raw/raw_clock.h"
 
 #define MB (1ull << 20)

@@ -7,9 +7,9 @@
  */
 #include "unit/parsed.h"
 
-#include "parse/out_op_details.h"
-#include "parse/out_op_stat.h"
-#include "parse/parse_model_int.h"
+#include "outputs/tables/out_op_details.h"
+#include "outputs/tables/out_op_stat.h"
+#include "model/parse_model_int.h"
 #include "raw/raw_clock.h"
 
 #define SHAPES "[[64, 128], [128, 256]]"

@@ -2,8 +2,8 @@
  * variance, per-device ratios and row order. */
 #include "unit/rawgen.h"
 
-#include "parse/out_api_stat.h"
-#include "parse/out_op_stat.h"
+#include "outputs/tables/out_api_stat.h"
+#include "outputs/tables/out_op_stat.h"
 #include "unit/unit.h"
 
 static void test_api(void)

@@ -2,7 +2,7 @@
  * accumulator, through lists and fed directly) and the file. */
 #include "unit/rawgen.h"
 
-#include "parse/out_step_trace.h"
+#include "outputs/tables/out_step_trace.h"
 #include "unit/unit.h"
 
 static void test_host_only(void)

@@ -7,8 +7,8 @@
  */
 #include "unit/rawgen.h"
 
-#include "parse/out_kernel.h"
-#include "parse/out_op_details.h"
+#include "outputs/tables/out_kernel.h"
+#include "outputs/tables/out_op_details.h"
 #include "unit/unit.h"
 
 /* Texts of every kind of field, given in turn from one buffer: plain,

@@ -8,7 +8,7 @@
 #include "unit.h"
 #include "config/config.h"
 #include "export/export.h"
-#include "parse/parse.h"
+#include "pipeline/parse.h"
 
 static void test_step_list(void)
 {

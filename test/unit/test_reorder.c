@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse/parse_reorder.h"
+#include "ingest/parse_reorder.h"
 #include "unit/unit.h"
 
 #define N 20000

@@ -17,11 +17,11 @@
 #include <unistd.h>
 
 #include "unit/unit.h"
-#include "linux/procfs.h"
-#include "linux/sampler.h"
-#include "linux/selfpath.h"
-#include "linux/sig.h"
-#include "linux/spawn.h"
+#include "launcher/procfs.h"
+#include "launcher/sampler.h"
+#include "launcher/selfpath.h"
+#include "launcher/sig.h"
+#include "launcher/spawn.h"
 
 static char tmp[512];   /* short: every path built from it fits PATH_MAX */
 

@@ -8,7 +8,7 @@
 #include "unit/unit.h"
 
 #include "common/fsutil.h"
-#include "parse/out_stepwait.h"
+#include "outputs/out_stepwait.h"
 
 struct row {
 	int32_t pid;

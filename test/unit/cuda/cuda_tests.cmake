@@ -2,7 +2,7 @@
 # the CUPTI headers (PROF_HAVE_CUDA). The backend's sources live in the
 # agent, not in a library, so each test compiles the ones it exercises;
 # stand-ins for libcupti and libnvidia-ml take the GPU's place.
-set(CUDA_SRC ${PROJECT_SOURCE_DIR}/platform/device/cuda)
+set(CUDA_SRC ${PROJECT_SOURCE_DIR}/platform/agent/device/cuda)
 set(CUDA_PURE ${CUDA_SRC}/backend_convert.c ${CUDA_SRC}/backend_markers.c
   ${CUDA_SRC}/backend_nccl.c ${CUDA_SRC}/backend_cbid.c ${CUDA_SRC}/backend_cbid_table.c
   ${CUDA_SRC}/backend_search.c)

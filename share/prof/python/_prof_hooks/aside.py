@@ -9,7 +9,7 @@ it runs, prof is told what starts:
     operator collection stops and never starts again (ops.py);
   * the device, when the profiler asks for device activity (CUDA, XPU,
     ...): CUPTI serves one client and prof holds it for the whole run
-    (platform/device/cuda/backend.c says why), so that profiler gets no
+    (platform/agent/device/cuda/backend.c says why), so that profiler gets no
     device activity; the hooks say so at the end of the run.
 
 prof's own calls of these functions are marked with `ours` (a per-thread

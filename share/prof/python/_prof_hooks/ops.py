@@ -431,7 +431,7 @@ class Collector:
 class _KinetoQuiet:
     """Kineto sets its log level from KINETO_LOG_LEVEL when it initialises,
     at the process's first profiler start, which is prof's. prof holds
-    CUPTI (platform/device/cuda/backend.c), so Kineto's CUPTI set-up fails
+    CUPTI (platform/agent/device/cuda/backend.c), so Kineto's CUPTI set-up fails
     there and it warns on the program's stderr about a conflict the
     program did not make: errors only (3) for that moment, unless the
     program chose a level itself; the variable is then put back."""

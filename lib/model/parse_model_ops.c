@@ -1,0 +1,145 @@
+/* Framework operators: a stack per thread, closed as time passes them. */
+#include "model/parse_model_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "outputs/trace/out_trace_op.h"
+
+#define STEP_PREFIX "ProfilerStep#"
+
+/* An op's tid <= 0 is a framework thread id, negated (0 is read as id 0,
+ * not as Linux's tid 0, which no thread has and the windows use). */
+int64_t model_out_tid(const struct model_thread *t)
+{
+	return t->tid <= 0 ? MODEL_TORCH_TID_BASE + -(int64_t)t->tid : t->tid;
+}
+
+/* Closes the innermost op of t, its end clamped to `limit`, and writes it. */
+static void op_close(struct parse_model *m, struct model_proc *p, struct model_thread *t,
+		     uint64_t limit)
+{
+	struct model_op *o = &t->ops[--t->nops];
+	if (o->end_ns > limit) {
+		o->end_ns = limit > o->start_ns ? limit : o->start_ns;
+		m->n.ops_clamped++;
+	}
+	uint64_t dur = o->end_ns - o->start_ns;
+	if (t->nops) {
+		struct model_op *parent = &t->ops[t->nops - 1];
+		parent->child_ns += dur;
+		parent->children++;
+		parent->same_child = parent->name == o->name ||
+				     (parent->name && o->name && strcmp(parent->name, o->name) == 0);
+	}
+	struct out_op out = {
+		.pid = p->pid, .tid = model_out_tid(t), .id = o->id, .name = o->name,
+		.shapes = o->shapes, .types = o->types, .stack = o->stack,
+		.start_ns = o->start_ns, .end_ns = o->end_ns,
+		.self_ns = dur - (o->child_ns < dur ? o->child_ns : dur),
+		.seq = o->seq, .fwd_tid = o->fwd_tid, .user = (o->flags & RAW_OP_USER) != 0,
+		/* as torch's EventList counts (_remove_dup_nodes): an op whose only
+		 * child bears its name (a redispatch: aten::div_ in aten::div_) is
+		 * one call, shown once, by the inner op */
+		.merged = o->children == 1 && o->same_child,
+	};
+	if (o->node)   /* its row waits for its device work */
+		model_devnode_close(m, o->node, &out);
+	else if (!out.merged)
+		OUT_SINKS_EMIT(m->out.sinks, op, &out);
+	if (out.merged) {
+		m->n.ops_merged++;
+		return;
+	}
+	out_trace_op(m->out.trace, &m->op_json, &out);
+	out_op_stat_add(model_opstat(m, p), out.name, out.self_ns);
+	m->n.ops++;
+}
+
+static int ops_reserve(struct model_thread *t)
+{
+	if (t->nops < t->capops)
+		return 0;
+	size_t cap = t->capops ? t->capops * 2 : 16;
+	struct model_op *v = realloc(t->ops, cap * sizeof *v);
+	if (!v)
+		return -1;
+	t->ops = v;
+	t->capops = cap;
+	return 0;
+}
+
+/* Ops open at o's start that start with it and end before it are its
+ * children (they came first); o goes below them, inside what is left. */
+static void op_push(struct parse_model *m, struct model_thread *t, struct model_op *o)
+{
+	if (ops_reserve(t) != 0) {
+		m->n.ops_dropped++;
+		return;
+	}
+	size_t i = t->nops;
+	while (i > 0 && t->ops[i - 1].start_ns == o->start_ns && t->ops[i - 1].end_ns < o->end_ns)
+		i--;
+	if (i > 0 && o->end_ns > t->ops[i - 1].end_ns) {
+		o->end_ns = t->ops[i - 1].end_ns;
+		m->n.ops_clamped++;
+	}
+	memmove(&t->ops[i + 1], &t->ops[i], (t->nops - i) * sizeof *t->ops);
+	t->ops[i] = *o;
+	t->nops++;
+}
+
+/* The op's end in monotonic ns: its start may have been raised to keep
+ * the stream in order (parse_stream.h), its end stays where it was. */
+static uint64_t op_end(const struct parse_stream *s, uint64_t end)
+{
+	if (s->file.hdr.clock != RAW_CLOCK_MONOTONIC)  /* not written so; keep the length */
+		end = s->ns + (end > s->rec.ts ? end - s->rec.ts : 0);
+	return end > s->ns ? end : s->ns;
+}
+
+void model_on_op(struct parse_model *m, struct parse_stream *s)
+{
+	MODEL_PAYLOAD_GROWN(s, struct raw_op, ro);
+	struct model_proc *p = s->proc;
+	const char *name = parse_stream_str(s, ro.name_id);
+	if (MODEL_STARTS(name, STEP_PREFIX))
+		return;  /* torch's own step annotation: the steps are prof's */
+	struct model_thread *t = p ? model_thread_of(p, ro.tid) : NULL;
+	if (!t)
+		return;
+	t->has_ops = 1;
+	struct model_op o = {
+		.start_ns = s->ns, .end_ns = op_end(s, ro.end),
+		.name = name, .shapes = model_opt_str(s, ro.shapes_id),
+		.types = model_opt_str(s, ro.types_id), .stack = model_opt_str(s, ro.stack_id),
+		.seq = ro.seq, .fwd_tid = ro.fwd_tid, .flags = ro.flags, .id = ++m->op_ids,
+	};
+	if (o.end_ns > p->last_ns)
+		p->last_ns = o.end_ns;
+	model_api_flush(m, p, t, o.start_ns);
+	while (t->nops && t->ops[t->nops - 1].end_ns <= o.start_ns)
+		op_close(m, p, t, UINT64_MAX);
+	/* at its start, as a device task is taken: the step it starts in is
+	 * the one in progress (an op is closed only when a later one starts) */
+	if (model_fw_is_collective(name))
+		model_fw_collective(m, p, &o);
+	op_push(m, t, &o);
+}
+
+void model_ops_boundary(struct parse_model *m, struct model_proc *p, int32_t tid, uint64_t ns)
+{
+	struct model_thread *t = model_thread_find(p, tid);
+	while (t && t->nops)
+		op_close(m, p, t, ns);
+}
+
+void model_ops_finish(struct parse_model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct model_proc *p = m->procs[i];
+		for (size_t j = 0; j < p->nthreads; j++)
+			while (p->threads[j]->nops)
+				op_close(m, p, p->threads[j], UINT64_MAX);
+	}
+}
