@@ -22,9 +22,9 @@
 #define WIDTH_DEFAULT 80   /* not a terminal: what a report or a log is read at */
 
 enum view { V_OVERVIEW, V_STEPS, V_OPS, V_KERNELS, V_API, V_MEMORY, V_RANGES, V_MODULES,
-	    V_ALL };
+	    V_FLOPS, V_ALL };
 static const char *const view_names[] = { "overview", "steps", "ops", "kernels", "api",
-					  "memory", "ranges", "modules", "all", NULL };
+					  "memory", "ranges", "modules", "flops", "all", NULL };
 static const char *const sort_names[] = { "total", "avg", "max", "min", "count", "self",
 					  NULL };
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
@@ -45,6 +45,7 @@ struct ctx {
 	enum fmt fmt;
 	const char *op;
 	enum stats_where where;   /* which operators: --where */
+	double peak_tflops;       /* --peak-tflops: the device's peak; 0: not given */
 	struct stats_op_split *split;  /* emit_ops fills it when set (the overview) */
 	FILE *out;
 	int width;             /* table lines: the terminal's columns, else 80 */
@@ -70,7 +71,7 @@ static void stats_usage(FILE *out)
 		"`prof parse RUN_DIR` first if the run was not parsed).\n\n"
 		"Options:\n"
 		"  --view VIEW     overview (default), steps, ops, kernels, api, memory,\n"
-		"                  ranges, modules, all\n"
+		"                  ranges, modules, flops, all\n"
 		"                    overview: steps, step time split, top 5 operators/kernels\n"
 		"                    steps:    one row per step and device (step_trace_time.csv)\n"
 		"                    ops:      operators by name (operator_details.csv)\n"
@@ -83,6 +84,10 @@ static void stats_usage(FILE *out)
 		"                              RecordEvent (range_statistic.csv)\n"
 		"                    modules:  nn.Module forward calls by module path\n"
 		"                              (with_modules; range_statistic.csv)\n"
+		"                    flops:    FLOPs and TFLOP/s per step (with_flops;\n"
+		"                              operator_details.csv, step_trace_time.csv)\n"
+		"  --peak-tflops X the device's peak TFLOP/s: the flops view adds the\n"
+		"                  model FLOPs utilisation, MFU(%%) = TFLOP/s / X\n"
 		"  --sort KEY      order of ops, kernels and api rows: total (default), avg,\n"
 		"                  max, min (smallest first), count, or self (operators'\n"
 		"                  self time; the others by total)\n"
@@ -542,6 +547,42 @@ static int emit_ranges(struct ctx *c, long top, const char *key, int modules)
 	return 0;
 }
 
+/* with_flops: FLOPs and TFLOP/s per step; MFU with --peak-tflops. */
+static int emit_flops(struct ctx *c, const char *key)
+{
+	char err[512];
+	struct stats_flops f;
+	int rc = stats_load_flops(c->outdir, &f, err, sizeof(err));
+	if (rc == STATS_ABSENT) {
+		no_data_why(c, key, "FLOPs", "no operator in a step has FLOPs: record with "
+			    "--with-flops");
+		return 0;
+	}
+	if (rc != 0)
+		return load_failed(err);
+	const struct field fl[] = {
+		{ "Step", "step", F_INT, 6 },
+		{ "GFLOPs", "gflops", F_NUM, 14 },
+		{ "Time", "time", F_TIME, 12 },
+		{ "TFLOP/s", "tflops", F_NUM, 12 },
+		{ "MFU(%)", "mfu", F_PCT, 8 },
+	};
+	size_t nf = c->peak_tflops > 0 ? 5 : 4;
+	emit_begin(c, key, "FLOPs per step (operator_details.csv; time: step_trace_time.csv)",
+		   fl, nf);
+	for (size_t i = 0; i < f.n; i++) {
+		const struct stats_flops_step *s = &f.rows[i];
+		double tflops = s->time_us > 0 ? s->flops / (s->time_us * 1e-6) / 1e12 : 0;
+		struct val v[5] = { { NULL, (double)s->step }, { NULL, s->flops / 1e9 },
+				    { NULL, s->time_us }, { NULL, tflops },
+				    { NULL, c->peak_tflops > 0 ? 100.0 * tflops / c->peak_tflops : 0 } };
+		emit_row(c, fl, nf, v);
+	}
+	emit_end(c);
+	stats_flops_free(&f);
+	return 0;
+}
+
 static int emit_steps(struct ctx *c, const char *key)
 {
 	char err[512];
@@ -942,7 +983,7 @@ static int pick(const char *opt, const char *arg, const char *const *names)
 	return -1;
 }
 
-enum { O_VIEW = 256, O_SORT, O_TOP, O_UNIT, O_OP, O_FORMAT, O_WHERE };
+enum { O_VIEW = 256, O_SORT, O_TOP, O_UNIT, O_OP, O_FORMAT, O_WHERE, O_PEAK };
 
 static int parse_top(const char *arg, long *top)
 {
@@ -991,6 +1032,14 @@ static int stats_option(struct ctx *c, int ch, char **argv)
 	case O_OP:
 		c->op = optarg;
 		return 0;
+	case O_PEAK:
+		if (stats_parse_num(optarg, &c->peak_tflops) != 0 || !(c->peak_tflops > 0)) {
+			fprintf(stderr, "prof stats: --peak-tflops: '%s' is not a number above 0 "
+				"(the device's peak TFLOP/s, e.g. 989 for an H100's dense BF16)\n",
+				optarg);
+			return 2;
+		}
+		return 0;
 	}
 	if (optopt)
 		fprintf(stderr, "prof stats: option '%s' needs a value; see 'prof stats --help'\n",
@@ -1007,6 +1056,7 @@ static int stats_args(int argc, char **argv, struct ctx *c)
 {
 	static const struct option longopts[] = {
 		{ "view", required_argument, NULL, O_VIEW },
+		{ "peak-tflops", required_argument, NULL, O_PEAK },
 		{ "sort", required_argument, NULL, O_SORT },
 		{ "top", required_argument, NULL, O_TOP },
 		{ "unit", required_argument, NULL, O_UNIT },
@@ -1082,6 +1132,8 @@ static int stats_emit_views(struct ctx *c)
 		rc = emit_ranges(c, c->top, "ranges", 0);
 	if (!rc && (all || c->view == V_MODULES))
 		rc = emit_ranges(c, c->top, "modules", 1);
+	if (!rc && (all || c->view == V_FLOPS))
+		rc = emit_flops(c, "flops");
 	return rc;
 }
 

@@ -129,6 +129,7 @@ struct model_op {
 	int64_t seq;
 	int32_t fwd_tid;
 	uint32_t flags;                /* RAW_OP_* */
+	uint64_t flops;                /* with_flops; 0: none */
 	uint64_t id;                   /* External id, given when it opened */
 	struct model_devnode *node;    /* it (or a child) launched device work */
 	uint32_t children;             /* direct children closed so far */

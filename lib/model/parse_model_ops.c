@@ -42,6 +42,7 @@ static void op_close(struct parse_model *m, struct model_proc *p, struct model_t
 		 * child bears its name (a redispatch: aten::div_ in aten::div_) is
 		 * one call, shown once, by the inner op */
 		.merged = o->children == 1 && o->same_child,
+		.flops = o->flops,
 	};
 	if (o->node)   /* its row waits for its device work */
 		model_devnode_close(m, o->node, &out);
@@ -114,6 +115,7 @@ void model_on_op(struct parse_model *m, struct parse_stream *s)
 		.name = name, .shapes = model_opt_str(s, ro.shapes_id),
 		.types = model_opt_str(s, ro.types_id), .stack = model_opt_str(s, ro.stack_id),
 		.seq = ro.seq, .fwd_tid = ro.fwd_tid, .flags = ro.flags, .id = ++m->op_ids,
+		.flops = ro.flops,
 	};
 	if (o.end_ns > p->last_ns)
 		p->last_ns = o.end_ns;

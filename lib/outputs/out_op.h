@@ -26,6 +26,7 @@ struct out_op {
 	/* Device time of the tasks its calls launched (self) and its
 	 * descendants' too (total): all tasks, and kernels only. */
 	uint64_t dev_self_ns, dev_total_ns, kernel_self_ns, kernel_total_ns;
+	uint64_t flops;              /* with_flops: torch's count; 0: none */
 };
 
 #endif

@@ -125,6 +125,14 @@ int stats_load_kernels(const char *outdir, struct stats_agg *a, const char **sou
 int stats_load_ranges(const char *outdir, const char *category, enum stats_where where,
 		      struct stats_agg *a, char *err, size_t errlen);
 
+/* with_flops: operator_details.csv's FLOPs summed per step, with the
+ * step's time (µs, its longest step_trace_time.csv row; 0: not there).
+ * STATS_ABSENT when no operator in a step has FLOPs. */
+struct stats_flops_step { long step; double flops, time_us; };
+struct stats_flops { struct stats_flops_step *rows; size_t n; };
+int stats_load_flops(const char *outdir, struct stats_flops *f, char *err, size_t errlen);
+void stats_flops_free(struct stats_flops *f);
+
 /* api_statistic.csv: name, extra = Level, metric 0 the duration. */
 int stats_load_api(const char *outdir, struct stats_agg *a, char *err, size_t errlen);
 

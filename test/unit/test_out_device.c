@@ -296,13 +296,13 @@ static void check_details(const struct parsed *p)
 {
 	CHECK_STR(p->details_csv, "Name,Input Shapes,Call Stack,Host Self Duration(us),"
 		  "Host Total Duration(us),Device Self Duration(us),Device Total Duration(us),"
-		  "Device Self Duration With AICore(us),Device Total Duration With AICore(us),Step Id\n"
-		  "aten::t,,,0.100,0.100,0.000,0.000,0.000,0.000,1\n"
-		  "aten::addmm,\"[[64, 128]]\",,1.300,1.400,4.000,4.000,4.000,4.000,1\n"
-		  "aten::linear,[[8]],,0.600,2.000,3.500,7.500,1.000,5.000,1\n"
-		  "aten::copy_,,,0.500,0.500,1.000,1.000,0.000,0.000,1\n"
-		  "aten::relu,,,1.000,1.000,1.000,1.000,1.000,1.000,2\n"
-		  "aten::sync,,,1.000,1.000,0.000,0.000,0.000,0.000,2\n");
+		  "Device Self Duration With AICore(us),Device Total Duration With AICore(us),FLOPs,Step Id\n"
+		  "aten::t,,,0.100,0.100,0.000,0.000,0.000,0.000,,1\n"
+		  "aten::addmm,\"[[64, 128]]\",,1.300,1.400,4.000,4.000,4.000,4.000,,1\n"
+		  "aten::linear,[[8]],,0.600,2.000,3.500,7.500,1.000,5.000,,1\n"
+		  "aten::copy_,,,0.500,0.500,1.000,1.000,0.000,0.000,,1\n"
+		  "aten::relu,,,1.000,1.000,1.000,1.000,1.000,1.000,,2\n"
+		  "aten::sync,,,1.000,1.000,0.000,0.000,0.000,0.000,,2\n");
 }
 
 static void test_device_run(void)
@@ -352,7 +352,7 @@ static void test_late(void)
 	CHECK(p.st == PARSE_OK && p.r.dev_late == 1 && p.r.dev_tasks == 3);
 	CHECK_CONTAINS(p.log, "dev.raw: 1 device records came more than 10 s after later-starting "
 		       "ones; they were read out of order");
-	CHECK_CONTAINS(p.details_csv, "\naten::slow,,,0.100,0.100,0.000,0.000,0.000,0.000,1\n");
+	CHECK_CONTAINS(p.details_csv, "\naten::slow,,,0.100,0.100,0.000,0.000,0.000,0.000,,1\n");
 	const cJSON *k = p.trace ? find(p.trace, "X", "slow_k", 0) : NULL;
 	CHECK(k && n_of(args_of(k), "External id") == 1);
 	CHECK(find(p.trace, "X", "k_a", 0) && find(p.trace, "X", "k_b", 0));

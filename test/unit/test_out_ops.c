@@ -197,22 +197,22 @@ static void check_details(const struct parsed *p)
 	CHECK_STR(p->details_csv,
 		  "Name,Input Shapes,Call Stack,Host Self Duration(us),Host Total Duration(us),"
 		  "Device Self Duration(us),Device Total Duration(us),"
-		  "Device Self Duration With AICore(us),Device Total Duration With AICore(us),Step Id\n"
-		  "aten::t,,,0.050,0.050,0.000,0.000,0.000,0.000,1\n"
-		  "aten::copy_,,,0.100,0.100,0.000,0.000,0.000,0.000,1\n"
-		  "aten::addmm,\"[[256], [64, 128]]\",,0.300,0.400,0.000,0.000,0.000,0.000,1\n"
-		  "aten::linear,\"" SHAPES "\"," STACK ",0.050,0.500,0.000,0.000,0.000,0.000,1\n"
-		  "aten::clamp_min,,,0.200,0.200,0.000,0.000,0.000,0.000,1\n"
-		  "aten::relu,,,0.100,0.300,0.000,0.000,0.000,0.000,1\n"
-		  "aten::relu,,,0.200,0.200,0.000,0.000,0.000,0.000,2\n"
-		  "aten::mul,,,0.100,0.100,0.000,0.000,0.000,0.000,\n"
-		  "aten::relu,,,0.200,0.200,0.000,0.000,0.000,0.000,4\n"
-		  "aten::linear,,,0.500,0.500,0.000,0.000,0.000,0.000,4\n"
-		  "my_region,,,0.300,0.300,0.000,0.000,0.000,0.000,5\n"
-		  "aten::sum,,,0.200,0.200,0.000,0.000,0.000,0.000,\n"
-		  "aten::sum,,,0.200,0.200,0.000,0.000,0.000,0.000,6\n"
-		  "MulBackward0,,,0.400,0.400,0.000,0.000,0.000,0.000,2\n"
-		  "aten::add,not json [,,0.050,0.050,0.000,0.000,0.000,0.000,2\n");
+		  "Device Self Duration With AICore(us),Device Total Duration With AICore(us),FLOPs,Step Id\n"
+		  "aten::t,,,0.050,0.050,0.000,0.000,0.000,0.000,,1\n"
+		  "aten::copy_,,,0.100,0.100,0.000,0.000,0.000,0.000,,1\n"
+		  "aten::addmm,\"[[256], [64, 128]]\",,0.300,0.400,0.000,0.000,0.000,0.000,,1\n"
+		  "aten::linear,\"" SHAPES "\"," STACK ",0.050,0.500,0.000,0.000,0.000,0.000,,1\n"
+		  "aten::clamp_min,,,0.200,0.200,0.000,0.000,0.000,0.000,,1\n"
+		  "aten::relu,,,0.100,0.300,0.000,0.000,0.000,0.000,,1\n"
+		  "aten::relu,,,0.200,0.200,0.000,0.000,0.000,0.000,,2\n"
+		  "aten::mul,,,0.100,0.100,0.000,0.000,0.000,0.000,,\n"
+		  "aten::relu,,,0.200,0.200,0.000,0.000,0.000,0.000,,4\n"
+		  "aten::linear,,,0.500,0.500,0.000,0.000,0.000,0.000,,4\n"
+		  "my_region,,,0.300,0.300,0.000,0.000,0.000,0.000,,5\n"
+		  "aten::sum,,,0.200,0.200,0.000,0.000,0.000,0.000,,\n"
+		  "aten::sum,,,0.200,0.200,0.000,0.000,0.000,0.000,,6\n"
+		  "MulBackward0,,,0.400,0.400,0.000,0.000,0.000,0.000,,2\n"
+		  "aten::add,not json [,,0.050,0.050,0.000,0.000,0.000,0.000,,2\n");
 }
 
 /* Self times: linear 50 + 500, relu 100 + 200 + 200, MulBackward0 400,
@@ -265,8 +265,8 @@ static void test_step_list(void)
 	parse_steps(run, &four, 1, &p);
 	CHECK(p.st == PARSE_OK && p.done);
 	CHECK_STR(p.details_csv, OUT_OP_DETAILS_HEADER "\n"
-		  "aten::relu,,,0.200,0.200,0.000,0.000,0.000,0.000,4\n"
-		  "aten::linear,,,0.500,0.500,0.000,0.000,0.000,0.000,4\n");
+		  "aten::relu,,,0.200,0.200,0.000,0.000,0.000,0.000,,4\n"
+		  "aten::linear,,,0.500,0.500,0.000,0.000,0.000,0.000,,4\n");
 	CHECK_STR(p.opstat_csv, OUT_OP_STAT_HEADER "\n"
 		  "-1,aten::linear,CPU,1,0.500,0.500,0.500,0.500,71.43\n"
 		  "-1,aten::relu,CPU,1,0.200,0.200,0.200,0.200,28.57\n");
@@ -340,7 +340,7 @@ static void test_no_ops(void)
 	CHECK(p.st == PARSE_OK);
 	CHECK_STR(p.details_csv, "Name,Input Shapes,Call Stack,Host Self Duration(us),Host Total Duration(us),"
 		  "Device Self Duration(us),Device Total Duration(us),"
-		  "Device Self Duration With AICore(us),Device Total Duration With AICore(us),Step Id\n");
+		  "Device Self Duration With AICore(us),Device Total Duration With AICore(us),FLOPs,Step Id\n");
 	CHECK_STR(p.opstat_csv, "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),"
 		  "Avg Time(us),Max Time(us),Ratio(%)\n");
 	parsed_free(&p);

@@ -33,6 +33,10 @@ static void render(struct csv *c, const void *row, const void *ctx)
 	csv_ns_us(c, (int64_t)op->dev_total_ns);
 	csv_ns_us(c, (int64_t)op->kernel_self_ns);
 	csv_ns_us(c, (int64_t)op->kernel_total_ns);
+	if (op->flops)
+		csv_uint(c, op->flops);
+	else
+		csv_str(c, NULL);   /* none counted (with_flops off, or not a counted op) */
 	csv_end_row(c);
 }
 

@@ -30,7 +30,7 @@
 
 #define OUT_OP_DETAILS_HEADER "Name,Input Shapes,Call Stack,Host Self Duration(us)," \
 	"Host Total Duration(us),Device Self Duration(us),Device Total Duration(us)," \
-	"Device Self Duration With AICore(us),Device Total Duration With AICore(us),Step Id"
+	"Device Self Duration With AICore(us),Device Total Duration With AICore(us),FLOPs,Step Id"
 
 /* A step of a large model's operators with their stacks: 30 000 rows of
  * 1 KiB. */

@@ -82,6 +82,10 @@ void out_trace_op(struct out_trace *t, struct parse_idmap *seen, const struct ou
 		p = JO_LIT(p, ",\"Sequence number\":");
 		p += jo_fmt_int(p, op->seq);
 	}
+	if (op->flops) {
+		p = JO_LIT(p, ",\"flops\":");
+		p += jo_fmt_uint(p, op->flops);
+	}
 	if (op->fwd_tid) {
 		p = JO_LIT(p, ",\"Fwd thread id\":");
 		p += jo_fmt_int(p, op->fwd_tid);
