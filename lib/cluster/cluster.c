@@ -457,6 +457,7 @@ enum parse_status cluster_parse_with(const char *dir, char **runs, size_t nruns,
 	    (rc = fs_mkdir_p(out)) == 0 &&
 	    (rc = cluster_write_step_trace(out, &c)) == 0 &&
 	    (rc = cluster_write_matrix(out, &c, o->log)) == 0 &&
+	    (rc = cluster_write_hta(out, &c)) == 0 &&
 	    (rc = cluster_slow_analyse(&c, &s)) == 0)
 		rc = cluster_write_slow(out, &c, &s);
 	if (!ok) {

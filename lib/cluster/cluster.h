@@ -95,6 +95,10 @@ int cluster_write_slow(const char *out_dir, const struct cluster *c,
  * through the groups' rank lists found in trace_view.json. 0 or -errno. */
 int cluster_write_matrix(const char *out_dir, const struct cluster *c, FILE *log);
 
+/* out_dir/hta/rank-<r>.json: a link to each rank's trace, the folder HTA
+ * loads (cluster_hta.c). 0 or a negative errno. */
+int cluster_write_hta(const char *out_dir, const struct cluster *c);
+
 /* Called in the worker after each run's parse (to print a summary). */
 typedef void (*cluster_done_fn)(const char *run_dir, enum parse_status st,
 				const struct parse_report *r);

@@ -29,7 +29,9 @@ static void emit(struct parse_model *m, struct model_proc *p, uint64_t end_ns)
 	char name[96];
 	snprintf(name, sizeof name, "Window #%llu (%s)", (unsigned long long)p->win_no,
 		 model_cause_name(p->win_cause));
-	out_trace_complete(m->out.trace, p->pid, MODEL_WINDOWS_TID, "prof", name, p->win_start,
+	/* Kineto's category for its own span: HTA's trace diff then takes
+	 * it for what it is, not for an operator */
+	out_trace_complete(m->out.trace, p->pid, MODEL_WINDOWS_TID, "Trace", name, p->win_start,
 			   end_ns > p->win_start ? end_ns : p->win_start, -1, 0);
 	p->win_open = 0;
 	m->n.windows++;

@@ -38,6 +38,10 @@ class ClusterSplit(ProfTestCase):
             seen |= pids
             info = json.load(open(os.path.join(run_dir, "rank_%d" % r, "profiler_info.json")))
             self.assertEqual(info["rank"], r)
+            # the folder HTA loads: one rank-<r>.json a rank, the rank's own trace
+            hta = os.path.join(run_dir, "cluster_analysis_output", "hta", "rank-%d.json" % r)
+            self.assertTrue(os.path.islink(hta), hta)
+            self.assertTrue(os.path.samefile(hta, os.path.join(out, "trace_view.json")))
         # the launching shell records nothing: it leaves no stream, and
         # the combined output has the ranks' processes only
         self.assertEqual(seen, cpu_pids(combined))
@@ -117,6 +121,9 @@ class ClusterSplit(ProfTestCase):
         self.assertIn("rank_9: removed, from an earlier parse (this run has no rank 9)",
                       p.stderr)
         self.assertTrue(os.path.islink(os.path.join(run_dir, "rank_8")))
+        self.assertEqual(sorted(os.listdir(os.path.join(run_dir, "cluster_analysis_output",
+                                                        "hta"))),
+                         ["rank-%d.json" % r for r in range(RANKS)])
         self.assertTrue(os.path.isdir(self.tmp))
         self.check_bookkeeping(run_dir, p.stdout)
 

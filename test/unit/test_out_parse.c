@@ -228,7 +228,7 @@ static void check_windows(const struct parsed *p)
 		if (e && n_of(e, "pid") != want[i].pid)
 			e = find(p->trace, "X", want[i].name, 1);
 		CHECK(e && n_of(e, "pid") == want[i].pid && n_of(e, "tid") == 0);
-		CHECK(e && strcmp(s_of(e, "cat"), "prof") == 0);
+		CHECK(e && strcmp(s_of(e, "cat"), "Trace") == 0);
 		CHECK(e && ns_of(e, "ts") == rel(want[i].a) &&
 		      ns_of(e, "dur") == (int64_t)(want[i].b - want[i].a));
 	}
