@@ -243,6 +243,7 @@ void model_finish(struct parse_model *m)
 	model_ops_finish(m);
 	model_devnodes_finish(m);
 	model_windows_finish(m);
+	model_gpuann_finish(m);
 	for (size_t i = 0; i < m->nprocs; i++) {
 		model_close_async(m, m->procs[i]);
 		model_ranges_settle(m, m->procs[i], 0, 0);   /* steps never ended */
@@ -267,6 +268,7 @@ void model_free_val(void *ctx, void *val)
 
 void model_free(struct parse_model *m)
 {
+	model_gpuann_free(m);
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct model_proc *p = m->procs[i];
 		for (size_t j = 0; j < p->nthreads; j++) {

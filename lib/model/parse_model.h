@@ -150,6 +150,8 @@ struct model_corr {
 	uint64_t start_ns, end_ns;     /* the call's own */
 	uint64_t ext_id;               /* its op's External id, 0: none */
 	const char *shapes, *types;    /* its op's */
+	const char *ann;               /* the program's innermost range then; NULL: none */
+	uint64_t ann_key;              /* that range's instance (thread, start) */
 	int64_t tid;                   /* as in the trace */
 	int matched, flowed;           /* a task came; its flow was written */
 };
@@ -294,6 +296,11 @@ struct parse_model {
 	int32_t host_pids[8];
 	size_t nhost;
 	struct model_counts n;
+	/* gpu_user_annotation: per (range instance, device, stream), the span
+	 * of the work launched inside the range (parse_model_gpuann.c) */
+	struct parse_idmap gpuann_at;
+	struct model_gpuann **gpuann;
+	size_t ngpuann, capgpuann;
 	const uint64_t *want_steps;    /* --step-list, or NULL: every step */
 	size_t nwant_steps;
 	int steps_unordered;           /* a pid's steps came out of start order */

@@ -151,6 +151,7 @@ void model_on_dev_api(struct parse_model *m, struct parse_stream *s)
 	struct model_corr c = { .corr = ra.correlation, .start_ns = s->ns, .end_ns = end,
 				.tid = model_out_tid(t) };
 	launcher(m, t, &t->api, &c);
+	model_gpuann_note(t, &c);
 	if (ra.correlation)
 		corr_remember(p, &c, s->ns);
 	t->api_waiting = 1;

@@ -170,8 +170,11 @@ void model_on_dev_activity(struct parse_model *m, struct parse_stream *s)
 	model_dev_track(m, a.device, a.vendor, tid);
 	out_trace_activity(m->out.trace, &a, cat, k.name, tid, s->ns, &l);
 	flow(m, p, c, a.device, tid, s->ns);
-	if (a.kind != RAW_DEV_SYNC)
+	if (a.kind != RAW_DEV_SYNC) {
 		task_out(m, p, &k, c);
+		if (c)
+			model_gpuann_extend(m, c, a.device, tid, k.start_ns, k.end_ns);
+	}
 }
 
 void model_step_comm(struct model_proc *p, uint32_t vendor, uint32_t device, uint64_t start_ns,

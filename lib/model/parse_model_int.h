@@ -114,6 +114,14 @@ void model_api_flush(struct parse_model *m, struct model_proc *p, struct model_t
 		     uint64_t limit);
 void model_api_finish(struct parse_model *m);
 struct model_corr *model_corr_find(struct model_proc *p, uint64_t corr);
+/* parse_model_gpuann.c: the program's range a call was made in, and the
+ * device work it launched, as Kineto's gpu_user_annotation spans. */
+void model_gpuann_note(const struct model_thread *t, struct model_corr *c);
+void model_gpuann_extend(struct parse_model *m, const struct model_corr *c, uint32_t device,
+			 int64_t stream, uint64_t start_ns, uint64_t end_ns);
+void model_gpuann_finish(struct parse_model *m);
+/* Its spans dropped unwritten (a parse that failed). */
+void model_gpuann_free(struct parse_model *m);
 void model_corr_free(struct model_proc *p);
 /* The innermost op of t open at ns (start <= ns < end), -1 if none. */
 long model_op_at(const struct model_thread *t, uint64_t ns);

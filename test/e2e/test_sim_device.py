@@ -176,6 +176,26 @@ class RawDeviceStream(ProfTestCase):
         self.assertEqual(dev_raw_records(with_dev), 5 + 9)
 
 
+class GpuUserAnnotation(ProfTestCase):
+    def test_ranges_span_their_kernels_per_stream(self):
+        lib = os.path.join(BUILD, "lib", "libprof_sim.so")
+        run = self.prof_run([PYTHON, os.path.join(SRC, "test", "workloads", "sim_ranges.py"),
+                             lib])
+        self.assertEqual(run.rc, 0, run.stderr)
+        trace = run.trace()
+        kernels = {e["name"]: e for e in events(trace, ph="X", cat="kernel")}
+        ann = events(trace, ph="X", cat="gpu_user_annotation")
+        self.assertEqual(sorted(e["name"] for e in ann), ["bwd", "fwd"])
+        for e in ann:
+            ks = [kernels[k] for k in (("k_fwd1", "k_fwd2") if e["name"] == "fwd" else ("k_bwd",))]
+            # on the device's pid and the stream's tid, from the first task to the last
+            self.assertEqual((e["pid"], e["tid"]), (ks[0]["pid"], ks[0]["tid"]))
+            self.assertAlmostEqual(float(e["ts"]), min(float(k["ts"]) for k in ks), places=3)
+            end = max(float(k["ts"]) + float(k["dur"]) for k in ks)
+            self.assertAlmostEqual(float(e["ts"]) + float(e["dur"]), end, places=3)
+        self.assertNotEqual(kernels["k_fwd1"]["tid"], kernels["k_bwd"]["tid"])
+
+
 def dev_raw_records(run):
     """Records in the run's dev.raw streams, read from the raw files."""
     return raw_records(glob.glob(run.path("raw", "*", "dev.raw")))
