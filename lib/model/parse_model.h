@@ -141,7 +141,7 @@ struct model_api {
 	uint64_t start_ns, end_ns;
 	uint64_t corr, ext_id;
 	const char *name;
-	uint32_t cbid, domain;
+	uint32_t cbid, domain, vendor;
 };
 
 /* A correlation id remembered: the call that launched it. */

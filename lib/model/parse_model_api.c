@@ -36,7 +36,9 @@ void model_api_flush(struct parse_model *m, struct model_proc *p, struct model_t
 	const struct model_api *a = &t->api;
 	uint64_t end = a->end_ns < limit ? a->end_ns : limit;
 	struct out_dev_link l = { a->corr, a->ext_id };
-	out_trace_api(m->out.trace, p->pid, model_out_tid(t), api_cat(a->domain), a->name, a->start_ns,
+	const char *cuda = a->vendor == RAW_VENDOR_SIM ? out_trace_sim_api(a->name) : NULL;
+	out_trace_api(m->out.trace, p->pid, model_out_tid(t), api_cat(a->domain),
+		      cuda ? cuda : a->name, cuda ? a->name : NULL, a->start_ns,
 		      end > a->start_ns ? end : a->start_ns, a->cbid, &l);
 	t->api_waiting = 0;
 }
@@ -147,7 +149,8 @@ void model_on_dev_api(struct parse_model *m, struct parse_stream *s)
 	out_api_stat_add(model_apistat(m, p), ra.domain == RAW_API_DRIVER ? "Driver" : "Runtime", name,
 			 end - s->ns);
 	t->has_dev = 1;
-	t->api = (struct model_api){ s->ns, end, ra.correlation, 0, name, ra.cbid, ra.domain };
+	t->api = (struct model_api){ s->ns, end, ra.correlation, 0, name, ra.cbid, ra.domain,
+				     ra.vendor };
 	struct model_corr c = { .corr = ra.correlation, .start_ns = s->ns, .end_ns = end,
 				.tid = model_out_tid(t) };
 	launcher(m, t, &t->api, &c);

@@ -225,7 +225,9 @@ void model_on_dev_collective(struct parse_model *m, struct parse_stream *s)
 	struct out_dev_link l = { rc.correlation, c ? c->ext_id : 0 };
 	model_dev_track(m, rc.device, rc.vendor, rc.stream);
 	rc.end = k.end_ns;
-	out_trace_collective(m->out.trace, &rc, name, group, ranks, s->ns, &l);
+	int sim = rc.vendor == RAW_VENDOR_SIM;
+	out_trace_collective(m->out.trace, &rc, sim ? out_trace_sim_coll(rc.op) : name,
+			     sim ? name : NULL, group, ranks, s->ns, &l);
 	flow(m, p, c, rc.device, rc.stream, s->ns);
 	task_out(m, p, &k, c);
 	struct out_coll oc = { p->pid, rc.op, rc.vendor, rc.device, rc.rank, rc.peer, k.start_ns,

@@ -72,11 +72,20 @@ class Modes(ProfTestCase):
         self.assertTrue(any(p.endswith(".tar.gz") for p in seen))
         # the archive was extracted next to itself, into a fresh directory
         self.assertEqual(len(glob.glob(os.path.join(out, "*_prof.*", "*_prof", "raw"))), 1)
+        # the one kind of link prof makes: cluster_analysis_output/hta/'s,
+        # relative, to a rank's trace inside the same run directory
+        links = {p for p, (k, m) in seen.items() if k == "l"}
+        for p in links:
+            self.assertIn(os.path.join("cluster_analysis_output", "hta", "rank-"), p)
+            target = os.readlink(p)
+            self.assertFalse(os.path.isabs(target), target)
+            run = p.split(os.sep + "cluster_analysis_output")[0]
+            self.assertTrue(os.path.realpath(p).startswith(os.path.realpath(run) + os.sep), p)
         bad = {p: "%s %04o" % (k, m) for p, (k, m) in seen.items()
-               if (k, m) not in (("d", 0o750), ("f", 0o640))}
+               if (k, m) not in (("d", 0o750), ("f", 0o640)) and p not in links}
         self.assertEqual(bad, {}, "umask %03o" % umask)
         for p, (k, m) in seen.items():
-            self.assertFalse(m & 0o002, p)   # nothing world-writable
+            self.assertFalse(m & 0o002 and p not in links, p)   # nothing world-writable
 
     def test_umask_000(self):
         self.check_umask(0o000)

@@ -24,8 +24,10 @@ from proftest import (BUILD, PROF, PYTHON, SRC, TMP, ProfTestCase, Run, events, 
 MS = 1000.0                  # outputs count microseconds
 KERNELS = {"sim_gemm": 2 * MS, "sim_relu": 0.5 * MS}
 COPY_US, SET_US, COLL_US = 1 * MS, 0.3 * MS, 1 * MS
-# the trace shows collectives as kernels, as Kineto shows NCCL's
-TRACE_KERNELS = dict(KERNELS, sim_allreduce=COLL_US)
+# the trace shows collectives as kernels, as Kineto shows NCCL's, and
+# under NCCL's names (the sim's in "sim name"), as HTA looks for them
+NCCL_ALLREDUCE = "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
+TRACE_KERNELS = dict(KERNELS, **{NCCL_ALLREDUCE: COLL_US})
 # Ops last what they were asked, never less; a loaded machine may wake a
 # worker late (measured up to 3 ms with every CPU busy), so the upper bound
 # is loose: it still tells ns from us.
@@ -286,9 +288,11 @@ class DeviceOutputs(ProfTestCase):
 
     def test_launch_flows(self):
         trace = self.out.trace()
-        apis = events(trace, ph="X", name="prof_sim_kernel")
-        self.assertEqual(len(apis), 2 * STEPS)
-        apis += events(trace, ph="X", name="prof_sim_collective")
+        # the sim's launches under CUDA's name, theirs in "sim name"
+        apis = events(trace, ph="X", name="cudaLaunchKernel")
+        self.assertEqual(sorted(collections.Counter(a["args"]["sim name"] for a in apis).items()),
+                         [("prof_sim_collective", STEPS), ("prof_sim_kernel", 2 * STEPS)])
+        self.assertTrue(all(a["cat"] == "cuda_runtime" for a in apis))
         starts = {e["id"]: e for e in events(trace, ph="s", cat="ac2g")}
         ends = {e["id"]: e for e in events(trace, ph="f", cat="ac2g")}
         for k in events(trace, ph="X", cat="kernel"):
@@ -307,8 +311,9 @@ class DeviceOutputs(ProfTestCase):
         trace = self.out.trace()
         by_name = collections.defaultdict(set)
         for e in events(trace, ph="X"):
-            if e["name"].startswith("prof_sim_"):
-                by_name[e["name"]].add(e["tid"])
+            sim = (e.get("args") or {}).get("sim name", "")
+            if sim.startswith("prof_sim_"):
+                by_name[sim].add(e["tid"])
         self.assertEqual(len(by_name["prof_sim_kernel"]), 1)
         # the copies come from a new "copier" thread each step
         self.assertEqual(len(by_name["prof_sim_memcpy"]), STEPS)

@@ -94,9 +94,18 @@ static const char *coll_name(uint32_t op)
 	return op < sizeof n / sizeof n[0] ? n[op] : "";
 }
 
+/* ,"sim name":"..." when there is one. */
+static char *sim_at(struct jo *j, char *p, const char *sim_name)
+{
+	if (!sim_name)
+		return p;
+	p = JO_LIT(p, ",\"sim name\":");
+	return str_at(j, p, sim_name);
+}
+
 void out_trace_collective(struct out_trace *t, const struct raw_dev_collective *c,
-			  const char *name, const char *group, const char *ranks,
-			  uint64_t start_ns, const struct out_dev_link *l)
+			  const char *name, const char *sim_name, const char *group,
+			  const char *ranks, uint64_t start_ns, const struct out_dev_link *l)
 {
 	struct jo *j = &t->j;
 	char *p = out_trace_x_at(t, "kernel", name, c->device, c->stream, start_ns, c->end);
@@ -115,18 +124,20 @@ void out_trace_collective(struct out_trace *t, const struct raw_dev_collective *
 		p = JO_LIT(p, ",\"Peer\":");
 		p += jo_fmt_int(p, c->peer);
 	}
+	p = sim_at(j, p, sim_name);
 	out_trace_line_end(t, JO_LIT(p, "}}"));
 }
 
 void out_trace_api(struct out_trace *t, int64_t pid, int64_t tid, const char *cat,
-		   const char *name, uint64_t start_ns, uint64_t end_ns, uint32_t cbid,
-		   const struct out_dev_link *l)
+		   const char *name, const char *sim_name, uint64_t start_ns, uint64_t end_ns,
+		   uint32_t cbid, const struct out_dev_link *l)
 {
 	char *p = JO_LIT(out_trace_x_at(t, cat, name, pid, tid, start_ns, end_ns), ",\"args\":{");
 	p = JO_LIT(ext_at(p, l), "\"cbid\":");
 	p += jo_fmt_uint(p, cbid);
 	p = JO_LIT(p, ",\"correlation\":");
 	p += jo_fmt_uint(p, l->correlation);
+	p = sim_at(&t->j, p, sim_name);
 	out_trace_line_end(t, JO_LIT(p, "}}"));
 }
 

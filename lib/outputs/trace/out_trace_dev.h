@@ -43,12 +43,18 @@ struct out_dev_link { uint64_t correlation, ext_id; };
 void out_trace_activity(struct out_trace *t, const struct raw_dev_activity *a, const char *cat,
 			const char *name, int64_t tid, uint64_t start_ns,
 			const struct out_dev_link *l);
+/* sim_name: the simulated device's own name, kept as "sim name" in the
+ * args when `name` is CUDA's for it (out_trace_sim.c); NULL: none. */
 void out_trace_collective(struct out_trace *t, const struct raw_dev_collective *c,
-			  const char *name, const char *group, const char *ranks,
-			  uint64_t start_ns, const struct out_dev_link *l);
+			  const char *name, const char *sim_name, const char *group,
+			  const char *ranks, uint64_t start_ns, const struct out_dev_link *l);
 void out_trace_api(struct out_trace *t, int64_t pid, int64_t tid, const char *cat,
-		   const char *name, uint64_t start_ns, uint64_t end_ns, uint32_t cbid,
-		   const struct out_dev_link *l);
+		   const char *name, const char *sim_name, uint64_t start_ns, uint64_t end_ns,
+		   uint32_t cbid, const struct out_dev_link *l);
+/* CUDA's name of a simulated device's API call, NULL when it has none;
+ * NCCL's kernel name of a collective op (RAW_COLL_*) (out_trace_sim.c). */
+const char *out_trace_sim_api(const char *name);
+const char *out_trace_sim_coll(uint32_t op);
 /* ph "s" (on the host) or "f" (on the device, "bp": "e"). */
 void out_trace_flow(struct out_trace *t, const char *ph, uint64_t id, int64_t pid, int64_t tid,
 		    uint64_t ns);
