@@ -198,9 +198,29 @@ static enum parse_status open_streams(struct run *u)
 
 /* ts 0 is the launch (profiler_info.json's start pair), else the earliest
  * stream's opening. */
+/* The trace's distributedInfo rank: the rank parsed; else the one rank the
+ * images carry (0 when none carries one: a job of one process, which HTA
+ * then need not guess); -1, none, for a trace holding several ranks. */
+static int64_t trace_rank(const struct run *u)
+{
+	if (u->rank >= 0)
+		return u->rank;
+	if (u->info.rank >= 0)
+		return u->info.rank;
+	int64_t *ranks;
+	if (parse_src_ranks(&u->srcs, &ranks) != 0)
+		return -1;
+	int64_t one = -2;
+	for (size_t i = 0; i < u->srcs.n; i++)
+		if (ranks[i] >= 0)
+			one = one == -2 || one == ranks[i] ? ranks[i] : -1;
+	free(ranks);
+	return one == -2 ? 0 : one;
+}
+
 static void pick_base(const struct run *u, struct out_trace_meta *tm)
 {
-	tm->rank = u->rank >= 0 ? u->rank : u->info.rank;
+	tm->rank = trace_rank(u);
 	if (u->info.have_start) {
 		tm->base_mono_ns = u->info.start_mono_ns;
 		tm->base_real_ns = u->info.start_real_ns;

@@ -26,7 +26,7 @@ KERNELS = {"sim_gemm": 2 * MS, "sim_relu": 0.5 * MS}
 COPY_US, SET_US, COLL_US = 1 * MS, 0.3 * MS, 1 * MS
 # the trace shows collectives as kernels, as Kineto shows NCCL's, and
 # under NCCL's names (the sim's in "sim name"), as HTA looks for them
-NCCL_ALLREDUCE = "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
+NCCL_ALLREDUCE = "ncclKernel_AllReduce_RING_LL_Sum_float"
 TRACE_KERNELS = dict(KERNELS, **{NCCL_ALLREDUCE: COLL_US})
 # Ops last what they were asked, never less; a loaded machine may wake a
 # worker late (measured up to 3 ms with every CPU busy), so the upper bound

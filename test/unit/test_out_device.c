@@ -178,12 +178,12 @@ static void check_tasks(const cJSON *t)
 	CHECK(cp && n_of(args_of(cp), "bytes") == MIB && n_of(cp, "tid") == 2);
 	/* the simulated device's collectives under NCCL's kernel names, as
 	 * HTA looks for them; their own names in the args */
-	const cJSON *ar = find(t, "X", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0);
+	const cJSON *ar = find(t, "X", "ncclKernel_AllReduce_RING_LL_Sum_float", 0);
 	CHECK_STR(s_of(args_of(ar), "Process Group Name"), "default_group");
 	CHECK_STR(s_of(args_of(ar), "sim name"), "allreduce");
 	CHECK(n_of(args_of(ar), "bytes") == 4 * MIB && !has(args_of(ar), "Peer"));
 	const cJSON *rv = NULL;
-	for (int i = 0; (rv = find(t, "X", "ncclDevKernel_SendRecv", i)) != NULL; i++)
+	for (int i = 0; (rv = find(t, "X", "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", i)) != NULL; i++)
 		if (strcmp(s_of(args_of(rv), "sim name"), "recv") == 0)
 			break;
 	CHECK(rv && n_of(args_of(rv), "Peer") == 4);

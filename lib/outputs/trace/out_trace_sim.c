@@ -1,7 +1,8 @@
 /*
  * The simulated device speaks CUDA's and NCCL's vocabulary in the trace, so
  * that the tools that read Kineto traces by CUDA's names (HTA counts
- * communication by NCCL's kernel names and launches by cudaLaunchKernel)
+ * communication by NCCL's kernel names, its straggler analysis by the
+ * "ncclKernel" prefix, and launches by cudaLaunchKernel)
  * work on a run without a GPU, and every analysis can be tested here. The
  * sim's own name stays in the event's args ("sim name") and in the CSVs.
  */
@@ -34,14 +35,14 @@ const char *out_trace_sim_api(const char *name)
 const char *out_trace_sim_coll(uint32_t op)
 {
 	switch (op) {
-	case RAW_COLL_ALLREDUCE: return "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
-	case RAW_COLL_ALLGATHER: return "ncclDevKernel_AllGather_RING_LL";
-	case RAW_COLL_BROADCAST: return "ncclDevKernel_Broadcast_RING_LL";
-	case RAW_COLL_REDUCESCATTER: return "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL";
-	case RAW_COLL_REDUCE: return "ncclDevKernel_Reduce_Sum_f32_RING_LL";
-	case RAW_COLL_SEND: return "ncclDevKernel_SendRecv";
-	case RAW_COLL_RECV: return "ncclDevKernel_SendRecv";
-	case RAW_COLL_ALLTOALL: return "ncclDevKernel_SendRecv";   /* NCCL's all-to-all */
+	case RAW_COLL_ALLREDUCE: return "ncclKernel_AllReduce_RING_LL_Sum_float";
+	case RAW_COLL_ALLGATHER: return "ncclKernel_AllGather_RING_LL_Sum_int8_t";
+	case RAW_COLL_BROADCAST: return "ncclKernel_Broadcast_RING_LL_Sum_int8_t";
+	case RAW_COLL_REDUCESCATTER: return "ncclKernel_ReduceScatter_RING_LL_Sum_float";
+	case RAW_COLL_REDUCE: return "ncclKernel_Reduce_RING_LL_Sum_float";
+	case RAW_COLL_SEND: return "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t";
+	case RAW_COLL_RECV: return "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t";
+	case RAW_COLL_ALLTOALL: return "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t";
 	}
-	return "ncclDevKernel_Generic";
+	return "ncclKernel_Generic";
 }
