@@ -740,18 +740,6 @@ static int emit_op_calls(struct ctx *c)
 
 /* ---- options ---- */
 
-static int pick(const char *opt, const char *arg, const char *const *names)
-{
-	for (int i = 0; names[i]; i++)
-		if (strcmp(arg, names[i]) == 0)
-			return i;
-	fprintf(stderr, "prof stats: %s: '%s' is not one of", opt, arg);
-	for (int i = 0; names[i]; i++)
-		fprintf(stderr, "%s %s", i ? "," : "", names[i]);
-	fprintf(stderr, "\n");
-	return -1;
-}
-
 enum { O_VIEW = 256, O_SORT, O_TOP, O_UNIT, O_OP, O_FORMAT, O_WHERE, O_PEAK };
 
 static int parse_top(const char *arg, long *top)
@@ -772,27 +760,27 @@ static int stats_option(struct ctx *c, int ch, char **argv)
 	int k;
 	switch (ch) {
 	case O_VIEW:
-		if ((k = pick("--view", optarg, view_names)) < 0)
+		if ((k = tab_pick("prof stats", "--view", optarg, view_names)) < 0)
 			return 2;
 		c->view = (enum view)k;
 		return 0;
 	case O_SORT:
-		if ((k = pick("--sort", optarg, sort_names)) < 0)
+		if ((k = tab_pick("prof stats", "--sort", optarg, sort_names)) < 0)
 			return 2;
 		c->sort = (enum stats_sort)k;
 		return 0;
 	case O_UNIT:
-		if ((k = pick("--unit", optarg, tab_unit_names)) < 0)
+		if ((k = tab_pick("prof stats", "--unit", optarg, tab_unit_names)) < 0)
 			return 2;
 		c->t.unit = k;
 		return 0;
 	case O_FORMAT:
-		if ((k = pick("--format", optarg, tab_fmt_names)) < 0)
+		if ((k = tab_pick("prof stats", "--format", optarg, tab_fmt_names)) < 0)
 			return 2;
 		c->t.fmt = (enum tab_fmt)k;
 		return 0;
 	case O_WHERE:
-		if ((k = pick("--where", optarg, where_names)) < 0)
+		if ((k = tab_pick("prof stats", "--where", optarg, where_names)) < 0)
 			return 2;
 		c->where = (enum stats_where)k;
 		return 0;

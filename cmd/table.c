@@ -264,3 +264,15 @@ void tab_end(struct tab *c)
 	}
 }
 
+
+int tab_pick(const char *cmd, const char *opt, const char *arg, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (strcmp(arg, names[i]) == 0)
+			return i;
+	fprintf(stderr, "%s: %s: '%s' is not one of", cmd, opt, arg);
+	for (int i = 0; names[i]; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", names[i]);
+	fprintf(stderr, "\n");
+	return -1;
+}

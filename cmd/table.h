@@ -65,4 +65,8 @@ void tab_row(struct tab *c, const struct field *f, int n, const struct val *v);
 /* "(none)" under a table without rows, then a blank line. */
 void tab_end(struct tab *c);
 
+/* Option `opt`'s value `arg` as an index into names (NULL-ended), or -1
+ * after saying on stderr which values are allowed. */
+int tab_pick(const char *cmd, const char *opt, const char *arg, const char *const *names);
+
 #endif
