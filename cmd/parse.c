@@ -103,7 +103,8 @@ static void summary(const char *dir, enum parse_status st, const struct parse_re
 
 /* A directory without raw/ that holds run directories is a cluster: 1 and
  * its status in *st; 0 when dir is to be parsed as one run. */
-static int parse_cluster_dir(const char *dir, int jobs, const struct parse_opts *o, int *st)
+static int parse_cluster_dir(const char *dir, int jobs, const struct parse_opts *o, int *st,
+			     cluster_done_fn done)
 {
 	char *raw = malloc(strlen(dir) + 5);
 	struct stat sb;
@@ -126,7 +127,7 @@ static int parse_cluster_dir(const char *dir, int jobs, const struct parse_opts 
 	}
 	struct parse_opts co = *o;
 	co.progress = 0;   /* runs are parsed side by side */
-	*st = cluster_parse(dir, runs, n, jobs, &co, summary);
+	*st = cluster_parse(dir, runs, n, jobs, &co, done);
 	cluster_free_runs(runs, n);
 	return 1;
 }
@@ -316,12 +317,22 @@ int cmd_parse(int argc, char **argv)
 			".tar.zst or .zip archive of one is needed)\n", dir,
 			stat(dir, &sb) != 0 ? strerror(errno) : "not a directory");
 		st = PARSE_FAILED;
-	} else if (!parse_cluster_dir(dir, a.jobs, &o, &st)) {
+	} else if (!parse_cluster_dir(dir, a.jobs, &o, &st, summary)) {
 		st = parse_one_run(dir, &a, &o);
 	}
 	if (st != PARSE_FAILED && a.pack != ARC_NONE && parse_pack(dir, a.pack))
 		st = PARSE_FAILED;
 	free(unpacked);
 	free(steps);
+	return st;
+}
+
+int parse_for_reading(const char *dir)
+{
+	struct parse_opts o = { .log = stderr, .report = stderr, .quiet = 1 };
+	struct parse_args a = { .pack = ARC_NONE, .quiet = 1 };
+	int st;
+	if (!parse_cluster_dir(dir, a.jobs, &o, &st, NULL))
+		st = parse_one_run(dir, &a, &o);
 	return st;
 }

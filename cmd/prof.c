@@ -19,6 +19,7 @@ static const struct prof_cmd commands[] = {
 	{ "run",   cmd_run,   "run a program under the profiler, then parse what it recorded" },
 	{ "parse", cmd_parse, "turn a run directory into PROFILER_OUTPUT/ (also after a crash)" },
 	{ "stats", cmd_stats, "summary tables of a parsed run (steps, operators, kernels, memory)" },
+	{ "diff",  cmd_diff,  "compare two runs (BASE NEW): step time, operators, kernels; a CI gate" },
 	{ "session", cmd_session, "serve a Python program that profiles itself (the prof package)" },
 	{ "window", cmd_window, "write one recording window's result (prof run and session do)" },
 	{ NULL, NULL, NULL },

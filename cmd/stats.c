@@ -6,11 +6,9 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,8 +16,7 @@
 #include "common/csv_out.h"
 #include "common/json_out.h"
 #include "stats/stats.h"
-
-#define WIDTH_DEFAULT 80   /* not a terminal: what a report or a log is read at */
+#include "table.h"
 
 enum view { V_OVERVIEW, V_STEPS, V_OPS, V_KERNELS, V_API, V_MEMORY, V_RANGES, V_MODULES,
 	    V_FLOPS, V_ALL };
@@ -27,41 +24,20 @@ static const char *const view_names[] = { "overview", "steps", "ops", "kernels",
 					  "memory", "ranges", "modules", "flops", "all", NULL };
 static const char *const sort_names[] = { "total", "avg", "max", "min", "count", "self",
 					  NULL };
-enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
-static const char *const fmt_names[] = { "table", "csv", "json", NULL };
-static const char *const unit_names[] = { "s", "ms", "us", "ns", NULL };
 static const char *const where_names[] = { "all", "steps", "outside", NULL };
-static const double unit_per_us[] = { 1e-6, 1e-3, 1, 1e3 };
-static const int unit_decimals[] = { 6, 3, 3, 0 };
 
 struct ctx {
 	const char *outdir;
 	const char *dir;
-	size_t rows;           /* rows of the table being written */
 	enum view view;
 	enum stats_sort sort;
 	long top;              /* 0: every row */
-	int unit;
-	enum fmt fmt;
 	const char *op;
 	enum stats_where where;   /* which operators: --where */
 	double peak_tflops;       /* --peak-tflops: the device's peak; 0: not given */
 	struct stats_op_split *split;  /* emit_ops fills it when set (the overview) */
-	FILE *out;
-	int width;             /* table lines: the terminal's columns, else 80 */
-	struct csv csv;
-	struct jo jo;
-	int error;
+	struct tab t;          /* the output: format, unit, width */
 };
-
-/* The terminal's columns when stdout is one (40 to 400), else 80. */
-static int terminal_width(void)
-{
-	struct winsize ws;
-	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || !ws.ws_col)
-		return WIDTH_DEFAULT;
-	return ws.ws_col < 40 ? 40 : ws.ws_col > 400 ? 400 : ws.ws_col;
-}
 
 static void stats_usage(FILE *out)
 {
@@ -107,232 +83,25 @@ static void stats_usage(FILE *out)
 		"2 usage error (bad option or value).\n");
 }
 
-/* ---- printing helpers ---- */
-
-static void note_error(struct ctx *c, int bad)
-{
-	if (bad)
-		c->error = 1;
-}
-
-/* A line of text cut to the table width. */
-__attribute__((format(printf, 2, 3)))
-static void tline(struct ctx *c, const char *fmt, ...)
-{
-	char buf[1024], cut[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	note_error(c, fprintf(c->out, "%s\n", stats_ellipsize(buf, (size_t)c->width, cut,
-							       sizeof(cut))) < 0);
-}
-
-/* A sentence to be read whole: folded at spaces to the width, never cut;
- * later lines indented under the first's text. */
-static void tpara(struct ctx *c, const char *head, const char *text)
-{
-	size_t width = (size_t)c->width, indent = strlen(head);
-	size_t room = width > indent + 20 ? width - indent : 20;
-	const char *p = text;
-	for (int first = 1; *p; first = 0) {
-		size_t n = strlen(p);
-		if (n > room) {
-			n = room;
-			while (n > 0 && p[n] != ' ')
-				n--;
-			if (n == 0)
-				n = strcspn(p, " ");
-		}
-		note_error(c, fprintf(c->out, "%*s%.*s\n", (int)indent, first ? head : "",
-				      (int)n, p) < 0);
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-}
-
-static double conv(const struct ctx *c, double us)
-{
-	return us * unit_per_us[c->unit];
-}
-
-static const char *unit(const struct ctx *c)
-{
-	return unit_names[c->unit];
-}
-
-/* Fields of a table. F_TIME values are µs, shown in the chosen unit. */
-#define TABLE_COLS 10   /* the most fields a table has (the steps view: 9) */
-enum ftype { F_STR, F_TIME, F_INT, F_PCT, F_NUM };
-struct field {
-	const char *title;
-	const char *key;       /* JSON */
-	enum ftype type;
-	int width;             /* table: 0 the rest of the line, -1 not shown */
-};
-struct val {
-	const char *s;
-	double d;
-};
-
-static int field_width(const struct ctx *c, const struct field *f, int n, int i)
-{
-	if (f[i].width)
-		return f[i].width;
-	int used = 0, shown = 0;
-	for (int k = 0; k < n; k++)
-		if (f[k].width > 0) {
-			used += f[k].width;
-			shown++;
-		}
-	return c->width - used - shown;   /* one space between columns */
-}
-
-static void title_of(const struct ctx *c, const struct field *f, char *buf, size_t n)
-{
-	if (f->type == F_TIME)
-		snprintf(buf, n, "%s(%s)", f->title, unit(c));
-	else
-		snprintf(buf, n, "%s", f->title);
-}
-
-static void table_cells(struct ctx *c, const struct field *f, int n, char cells[][256])
-{
-	char cut[512];
-	int first = 1;
-	for (int i = 0; i < n && i < TABLE_COLS; i++) {
-		if (f[i].width < 0)
-			continue;
-		int w = field_width(c, f, n, i);
-		if (f[i].type == F_STR && strcmp(f[i].key, "name") == 0)
-			stats_cut_name(cells[i], (size_t)w, cut, sizeof(cut));
-		else
-			stats_ellipsize(cells[i], (size_t)w, cut, sizeof(cut));
-		int pad = w - (int)stats_text_width(cut);
-		int left = f[i].type == F_STR;
-		if (!first)
-			fputc(' ', c->out);
-		first = 0;
-		int last = 1;
-		for (int k = i + 1; k < n; k++)
-			if (f[k].width >= 0)
-				last = 0;
-		if (left)
-			fprintf(c->out, "%s%*s", cut, last ? 0 : pad, "");
-		else
-			fprintf(c->out, "%*s%s", pad, "", cut);
-	}
-	note_error(c, fputc('\n', c->out) == EOF);
-}
-
-static void emit_begin(struct ctx *c, const char *key, const char *title,
-		       const struct field *f, int n)
-{
-	char t[64];
-	c->rows = 0;
-	if (c->fmt == FMT_JSON) {
-		jo_key(&c->jo, key);
-		jo_arr_begin(&c->jo);
-	} else if (c->fmt == FMT_CSV) {
-		for (int i = 0; i < n; i++) {
-			title_of(c, &f[i], t, sizeof(t));
-			csv_str(&c->csv, t);
-		}
-		csv_end_row(&c->csv);
-	} else {
-		char cells[TABLE_COLS][256];
-		tline(c, "%s", title);
-		for (int i = 0; i < n && i < TABLE_COLS; i++)
-			title_of(c, &f[i], cells[i], sizeof(cells[i]));
-		table_cells(c, f, n, cells);
-		char rule[512];
-		int rw = c->width < (int)sizeof rule ? c->width : (int)sizeof rule - 1;
-		memset(rule, '-', (size_t)rw);
-		rule[rw] = '\0';
-		tline(c, "%s", rule);
-	}
-}
-
-static void emit_row(struct ctx *c, const struct field *f, int n, const struct val *v)
-{
-	c->rows++;
-	if (c->fmt == FMT_JSON) {
-		jo_obj_begin(&c->jo);
-		for (int i = 0; i < n; i++) {
-			switch (f[i].type) {
-			case F_STR: jo_kstr(&c->jo, f[i].key, v[i].s); break;
-			case F_INT: jo_kint(&c->jo, f[i].key, (int64_t)v[i].d); break;
-			case F_TIME:
-				jo_kfixed(&c->jo, f[i].key, conv(c, v[i].d), unit_decimals[c->unit]);
-				break;
-			case F_PCT: jo_kfixed(&c->jo, f[i].key, v[i].d, 2); break;
-			case F_NUM: jo_kfixed(&c->jo, f[i].key, v[i].d, 3); break;
-			}
-		}
-		jo_obj_end(&c->jo);
-		return;
-	}
-	if (c->fmt == FMT_CSV) {
-		for (int i = 0; i < n; i++) {
-			switch (f[i].type) {
-			case F_STR: csv_str(&c->csv, v[i].s); break;
-			case F_INT: csv_int(&c->csv, (int64_t)v[i].d); break;
-			case F_TIME: csv_fixed(&c->csv, conv(c, v[i].d), unit_decimals[c->unit]); break;
-			case F_PCT: csv_fixed(&c->csv, v[i].d, 2); break;
-			case F_NUM: csv_fixed(&c->csv, v[i].d, 3); break;
-			}
-		}
-		csv_end_row(&c->csv);
-		return;
-	}
-	char cells[TABLE_COLS][256];
-	for (int i = 0; i < n && i < TABLE_COLS; i++) {
-		int w = f[i].width > 0 ? f[i].width : 255;
-		switch (f[i].type) {
-		case F_STR: snprintf(cells[i], sizeof(cells[i]), "%s", v[i].s ? v[i].s : ""); break;
-		case F_INT: snprintf(cells[i], sizeof(cells[i]), "%.0f", v[i].d); break;
-		case F_TIME:
-			stats_fmt_num(conv(c, v[i].d), unit_decimals[c->unit], w, cells[i],
-				      sizeof(cells[i]));
-			break;
-		case F_PCT: stats_fmt_num(v[i].d, 2, w, cells[i], sizeof(cells[i])); break;
-		case F_NUM: stats_fmt_num(v[i].d, 3, w, cells[i], sizeof(cells[i])); break;
-		}
-	}
-	table_cells(c, f, n, cells);
-}
-
-static void emit_end(struct ctx *c)
-{
-	if (c->fmt == FMT_JSON) {
-		jo_arr_end(&c->jo);
-	} else if (c->fmt == FMT_TABLE) {
-		if (c->rows == 0)
-			tline(c, "%s", "(none)");
-		tline(c, "%s", "");
-	}
-}
-
 /* A view whose CSV does not exist. */
 /* `why`: what is missing, "file absent: X" or another reason. */
 static void no_data_why(struct ctx *c, const char *key, const char *what, const char *why)
 {
-	if (c->fmt == FMT_JSON) {
-		jo_key(&c->jo, key);
-		jo_null(&c->jo);
-	} else if (c->fmt == FMT_CSV) {
+	if (c->t.fmt == FMT_JSON) {
+		jo_key(&c->t.jo, key);
+		jo_null(&c->t.jo);
+	} else if (c->t.fmt == FMT_CSV) {
 		fprintf(stderr, "prof stats: %s: no data (%s)\n", what, why);
 	} else {
-		tline(c, "%s: no data (%s)", what, why);
-		tline(c, "%s", "");
+		tab_line(&c->t, "%s: no data (%s)", what, why);
+		tab_line(&c->t, "%s", "");
 	}
 }
 
 static void no_data(struct ctx *c, const char *key, const char *what, const char *file)
 {
 	char why[200];
-	snprintf(why, sizeof why, c->fmt == FMT_CSV ? "%s absent" : "file absent: %s", file);
+	snprintf(why, sizeof why, c->t.fmt == FMT_CSV ? "%s absent" : "file absent: %s", file);
 	no_data_why(c, key, what, why);
 }
 
@@ -369,7 +138,7 @@ static int emit_ops(struct ctx *c, long top, const char *key)
 	if (rc != 0)
 		return load_failed(err);
 	stats_agg_sort(&a, c->sort, STATS_OP_TOTAL);
-	int table = c->fmt == FMT_TABLE, mn = c->sort == STATS_SORT_MIN;
+	int table = c->t.fmt == FMT_TABLE, mn = c->sort == STATS_SORT_MIN;
 	/* a CPU-only run: no Device column of zeros in the table */
 	int dev = !table || stats_agg_total(&a, STATS_OP_DEVICE) > 0;
 	const struct field f[] = {
@@ -393,7 +162,7 @@ static int emit_ops(struct ctx *c, long top, const char *key)
 	snprintf(title, sizeof(title), "Operators%s by %s %stime (%zu names, operator_details.csv)",
 		 where_title[c->where], sort_title(c), c->sort == STATS_SORT_SELF ? "" : "host ",
 		 a.n);
-	emit_begin(c, key, title, table ? tf : f, nf);
+	tab_begin(&c->t, key, title, table ? tf : f, nf);
 	for (size_t i = 0; i < shown(c, a.n, top); i++) {
 		const struct stats_row *r = &a.rows[i];
 		struct val v[11] = {
@@ -406,12 +175,12 @@ static int emit_ops(struct ctx *c, long top, const char *key)
 		};
 		if (table) {
 			struct val tv[8] = { v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[10] };
-			emit_row(c, tf, nf, tv);
+			tab_row(&c->t, tf, nf, tv);
 		} else {
-			emit_row(c, f, nf, v);
+			tab_row(&c->t, f, nf, v);
 		}
 	}
-	emit_end(c);
+	tab_end(&c->t);
 	stats_agg_free(&a);
 	return 0;
 }
@@ -442,7 +211,7 @@ static int emit_kernels(struct ctx *c, long top, const char *key)
 	char title[200];
 	snprintf(title, sizeof(title), "Device tasks by %s time (%zu names, %s)", sort_title(c),
 		 a.n, src);
-	emit_begin(c, key, title, f, 7);
+	tab_begin(&c->t, key, title, f, 7);
 	for (size_t i = 0; i < shown(c, a.n, top); i++) {
 		const struct stats_row *r = &a.rows[i];
 		struct val v[7] = {
@@ -450,9 +219,9 @@ static int emit_kernels(struct ctx *c, long top, const char *key)
 			{ NULL, stats_row_avg(r, 0) }, { NULL, r->min[0] }, { NULL, r->max[0] },
 			{ NULL, all > 0 ? 100.0 * r->sum[0] / all : 0 },
 		};
-		emit_row(c, f, 7, v);
+		tab_row(&c->t, f, 7, v);
 	}
-	emit_end(c);
+	tab_end(&c->t);
 	stats_agg_free(&a);
 	return 0;
 }
@@ -481,7 +250,7 @@ static int emit_api(struct ctx *c, long top, const char *key)
 	char title[200];
 	snprintf(title, sizeof(title), "Device API calls by %s time (%zu names, api_statistic.csv)",
 		 sort_title(c), a.n);
-	emit_begin(c, key, title, f, 7);
+	tab_begin(&c->t, key, title, f, 7);
 	for (size_t i = 0; i < shown(c, a.n, top); i++) {
 		const struct stats_row *r = &a.rows[i];
 		struct val v[7] = {
@@ -489,9 +258,9 @@ static int emit_api(struct ctx *c, long top, const char *key)
 			{ NULL, r->sum[0] }, { NULL, stats_row_avg(r, 0) }, { NULL, r->min[0] },
 			{ NULL, r->max[0] },
 		};
-		emit_row(c, f, 7, v);
+		tab_row(&c->t, f, 7, v);
 	}
-	emit_end(c);
+	tab_end(&c->t);
 	stats_agg_free(&a);
 	return 0;
 }
@@ -530,7 +299,7 @@ static int emit_ranges(struct ctx *c, long top, const char *key, int modules)
 	char title[200];
 	snprintf(title, sizeof(title), "%s%s by %s time (%zu names, range_statistic.csv)", what,
 		 where_title[c->where], sort_title(c), a.n);
-	emit_begin(c, key, title, f, 8);
+	tab_begin(&c->t, key, title, f, 8);
 	for (size_t i = 0; i < shown(c, a.n, top); i++) {
 		const struct stats_row *r = &a.rows[i];
 		double steps = r->sum[STATS_RANGE_STEPS];
@@ -540,9 +309,9 @@ static int emit_ranges(struct ctx *c, long top, const char *key, int modules)
 			{ NULL, r->max[0] }, { NULL, steps },
 			{ NULL, steps > 0 ? r->sum[0] / steps : 0 },
 		};
-		emit_row(c, f, 8, v);
+		tab_row(&c->t, f, 8, v);
 	}
-	emit_end(c);
+	tab_end(&c->t);
 	stats_agg_free(&a);
 	return 0;
 }
@@ -568,7 +337,7 @@ static int emit_flops(struct ctx *c, const char *key)
 		{ "MFU(%)", "mfu", F_PCT, 8 },
 	};
 	size_t nf = c->peak_tflops > 0 ? 5 : 4;
-	emit_begin(c, key, "FLOPs per step (operator_details.csv; time: step_trace_time.csv)",
+	tab_begin(&c->t, key, "FLOPs per step (operator_details.csv; time: step_trace_time.csv)",
 		   fl, nf);
 	for (size_t i = 0; i < f.n; i++) {
 		const struct stats_flops_step *s = &f.rows[i];
@@ -576,9 +345,9 @@ static int emit_flops(struct ctx *c, const char *key)
 		struct val v[5] = { { NULL, (double)s->step }, { NULL, s->flops / 1e9 },
 				    { NULL, s->time_us }, { NULL, tflops },
 				    { NULL, c->peak_tflops > 0 ? 100.0 * tflops / c->peak_tflops : 0 } };
-		emit_row(c, fl, nf, v);
+		tab_row(&c->t, fl, nf, v);
 	}
-	emit_end(c);
+	tab_end(&c->t);
 	stats_flops_free(&f);
 	return 0;
 }
@@ -613,7 +382,7 @@ static int emit_steps(struct ctx *c, const char *key)
 	for (size_t i = 0; i < 9; i++)
 		if (!(skip && i == 1))
 			g[nf++] = f[i];
-	emit_begin(c, key, "Steps (step_trace_time.csv): Dev -1 host, Comm not overlapped,"
+	tab_begin(&c->t, key, "Steps (step_trace_time.csv): Dev -1 host, Comm not overlapped,"
 		   " Other preparing", g, nf);
 	for (size_t i = 0; i < s.n; i++) {
 		const struct stats_step *r = &s.rows[i];
@@ -625,9 +394,9 @@ static int emit_steps(struct ctx *c, const char *key)
 		};
 		if (skip)
 			memmove(&v[1], &v[2], 7 * sizeof v[0]);
-		emit_row(c, g, nf, v);
+		tab_row(&c->t, g, nf, v);
 	}
-	emit_end(c);
+	tab_end(&c->t);
 	stats_steps_free(&s);
 	return 0;
 }
@@ -643,9 +412,9 @@ static int emit_memory(struct ctx *c, long top, const char *key)
 	}
 	if (rc != 0)
 		return load_failed(err);
-	if (c->fmt == FMT_JSON) {
-		jo_key(&c->jo, key);
-		jo_obj_begin(&c->jo);
+	if (c->t.fmt == FMT_JSON) {
+		jo_key(&c->t.jo, key);
+		jo_obj_begin(&c->t.jo);
 	}
 	const struct field df[] = {
 		{ "Device", "device", F_STR, 0 },
@@ -664,17 +433,17 @@ static int emit_memory(struct ctx *c, long top, const char *key)
 	};
 	if (!m.have_records) {
 		no_data(c, "devices", "Memory per device", "memory_record.csv");
-	} else if (c->fmt != FMT_CSV) {
-		emit_begin(c, "devices", "Device memory (memory_record.csv; times since the launch)",
+	} else if (c->t.fmt != FMT_CSV) {
+		tab_begin(&c->t, "devices", "Device memory (memory_record.csv; times since the launch)",
 			   df, 6);
 		for (size_t i = 0; i < m.ndevices; i++) {
 			const struct stats_mem_device *d = &m.devices[i];
 			struct val v[6] = { { d->device, 0 }, { NULL, d->peak_mb },
 					    { NULL, d->peak_ts_us }, { NULL, (double)d->allocs },
 					    { NULL, (double)d->frees }, { NULL, d->final_mb } };
-			emit_row(c, df, 6, v);
+			tab_row(&c->t, df, 6, v);
 		}
-		emit_end(c);
+		tab_end(&c->t);
 	}
 	if (!m.have_allocs) {
 		no_data(c, "allocations", "Allocations", "operator_memory.csv");
@@ -682,17 +451,17 @@ static int emit_memory(struct ctx *c, long top, const char *key)
 		char title[200];
 		snprintf(title, sizeof(title), "Largest allocations (%zu in operator_memory.csv;"
 			 " Held: until freed)", m.nallocs);
-		emit_begin(c, "allocations", title, af, 5);
+		tab_begin(&c->t, "allocations", title, af, 5);
 		for (size_t i = 0; i < shown(c, m.nallocs, top); i++) {
 			const struct stats_alloc *al = &m.allocs[i];
 			struct val v[5] = { { al->name, 0 }, { al->device, 0 }, { NULL, al->size_kb },
 					    { NULL, al->alloc_us }, { NULL, al->duration_us } };
-			emit_row(c, af, 5, v);
+			tab_row(&c->t, af, 5, v);
 		}
-		emit_end(c);
+		tab_end(&c->t);
 	}
-	if (c->fmt == FMT_JSON)
-		jo_obj_end(&c->jo);
+	if (c->t.fmt == FMT_JSON)
+		jo_obj_end(&c->t.jo);
 	stats_memory_free(&m);
 	return 0;
 }
@@ -714,13 +483,13 @@ static void overview_split(const struct stats_step_summary *sum, struct split_ro
 static void csv_metric(struct ctx *c, const char *name, double v, int decimals,
 		       const double *share)
 {
-	csv_str(&c->csv, name);
-	csv_fixed(&c->csv, v, decimals);
+	csv_str(&c->t.csv, name);
+	csv_fixed(&c->t.csv, v, decimals);
 	if (share)
-		csv_fixed(&c->csv, *share, 2);
+		csv_fixed(&c->t.csv, *share, 2);
 	else
-		csv_str(&c->csv, NULL);
-	csv_end_row(&c->csv);
+		csv_str(&c->t.csv, NULL);
+	csv_end_row(&c->t.csv);
 }
 
 static void overview_csv(struct ctx *c, const struct stats_step_summary *sum,
@@ -730,18 +499,18 @@ static void overview_csv(struct ctx *c, const struct stats_step_summary *sum,
 	char name[80];
 	double base = sum->rows_total > 0 ? sum->rows_total : 1;
 	overview_split(sum, split);
-	csv_header(&c->csv, "Metric,Value,Share(%)");
+	csv_header(&c->t.csv, "Metric,Value,Share(%)");
 	csv_metric(c, "Steps", (double)sum->steps, 0, NULL);
-	snprintf(name, sizeof(name), "Total step time(%s)", unit(c));
-	csv_metric(c, name, conv(c, sum->total), unit_decimals[c->unit], NULL);
-	snprintf(name, sizeof(name), "Average step time(%s)", unit(c));
-	csv_metric(c, name, conv(c, sum->avg), unit_decimals[c->unit], NULL);
-	snprintf(name, sizeof(name), "Median step time(%s)", unit(c));
-	csv_metric(c, name, conv(c, sum->median), unit_decimals[c->unit], NULL);
+	snprintf(name, sizeof(name), "Total step time(%s)", tab_unit(&c->t));
+	csv_metric(c, name, tab_conv(&c->t, sum->total), tab_unit_decimals[c->t.unit], NULL);
+	snprintf(name, sizeof(name), "Average step time(%s)", tab_unit(&c->t));
+	csv_metric(c, name, tab_conv(&c->t, sum->avg), tab_unit_decimals[c->t.unit], NULL);
+	snprintf(name, sizeof(name), "Median step time(%s)", tab_unit(&c->t));
+	csv_metric(c, name, tab_conv(&c->t, sum->median), tab_unit_decimals[c->t.unit], NULL);
 	for (size_t i = 0; i < 4; i++) {
 		double share = 100.0 * split[i].v / base;
-		snprintf(name, sizeof(name), "%s(%s)", split[i].name, unit(c));
-		csv_metric(c, name, conv(c, split[i].v), unit_decimals[c->unit], &share);
+		snprintf(name, sizeof(name), "%s(%s)", split[i].name, tab_unit(&c->t));
+		csv_metric(c, name, tab_conv(&c->t, split[i].v), tab_unit_decimals[c->t.unit], &share);
 	}
 	if (rec->known)
 		csv_metric(c, "Lost records", (double)rec->lost, 0, NULL);
@@ -752,42 +521,42 @@ static void overview_json(struct ctx *c, const struct stats_step_summary *sum,
 {
 	struct split_row split[4];
 	overview_split(sum, split);
-	jo_obj_begin(&c->jo);
-	jo_kuint(&c->jo, "steps", sum->steps);
-	jo_kfixed(&c->jo, "total", conv(c, sum->total), unit_decimals[c->unit]);
-	jo_kfixed(&c->jo, "avg", conv(c, sum->avg), unit_decimals[c->unit]);
-	jo_kfixed(&c->jo, "median", conv(c, sum->median), unit_decimals[c->unit]);
-	jo_key(&c->jo, "device_activity");
-	jo_bool(&c->jo, sum->device_rows > 0);
+	jo_obj_begin(&c->t.jo);
+	jo_kuint(&c->t.jo, "steps", sum->steps);
+	jo_kfixed(&c->t.jo, "total", tab_conv(&c->t, sum->total), tab_unit_decimals[c->t.unit]);
+	jo_kfixed(&c->t.jo, "avg", tab_conv(&c->t, sum->avg), tab_unit_decimals[c->t.unit]);
+	jo_kfixed(&c->t.jo, "median", tab_conv(&c->t, sum->median), tab_unit_decimals[c->t.unit]);
+	jo_key(&c->t.jo, "device_activity");
+	jo_bool(&c->t.jo, sum->device_rows > 0);
 	for (size_t i = 0; i < 4; i++)
-		jo_kfixed(&c->jo, split[i].key, conv(c, split[i].v), unit_decimals[c->unit]);
-	jo_key(&c->jo, "lost_records");   /* null: prof did not finish the run */
+		jo_kfixed(&c->t.jo, split[i].key, tab_conv(&c->t, split[i].v), tab_unit_decimals[c->t.unit]);
+	jo_key(&c->t.jo, "lost_records");   /* null: prof did not finish the run */
 	if (rec->known)
-		jo_uint(&c->jo, rec->lost);
+		jo_uint(&c->t.jo, rec->lost);
 	else
-		jo_null(&c->jo);
-	jo_key(&c->jo, "storage_limit_reached");
-	jo_bool(&c->jo, rec->storage_limit);
-	jo_key(&c->jo, "notices");
-	jo_arr_begin(&c->jo);
+		jo_null(&c->t.jo);
+	jo_key(&c->t.jo, "storage_limit_reached");
+	jo_bool(&c->t.jo, rec->storage_limit);
+	jo_key(&c->t.jo, "notices");
+	jo_arr_begin(&c->t.jo);
 	for (size_t i = 0; i < rec->n_notes; i++)
-		jo_str(&c->jo, rec->notes[i]);
-	jo_arr_end(&c->jo);
-	jo_obj_end(&c->jo);
+		jo_str(&c->t.jo, rec->notes[i]);
+	jo_arr_end(&c->t.jo);
+	jo_obj_end(&c->t.jo);
 }
 
 static void overview_lost(struct ctx *c, const struct stats_recording *rec)
 {
 	if (!rec->known)
-		tline(c, "Lost records: unknown (prof did not finish this run; "
+		tab_line(&c->t, "Lost records: unknown (prof did not finish this run; "
 		      "'prof parse' counts what the streams say)");
 	else if (rec->lost)
-		tline(c, "Lost records: %llu (%s)", (unsigned long long)rec->lost,
+		tab_line(&c->t, "Lost records: %llu (%s)", (unsigned long long)rec->lost,
 		      stats_recording_cause(rec));
 	else
-		tline(c, "Lost records: none");
+		tab_line(&c->t, "Lost records: none");
 	for (size_t i = 0; i < rec->n_notes; i++)
-		tpara(c, "Note: ", rec->notes[i]);
+		tab_para(&c->t, "Note: ", rec->notes[i]);
 }
 
 static void overview_text(struct ctx *c, const struct stats_step_summary *sum,
@@ -796,44 +565,44 @@ static void overview_text(struct ctx *c, const struct stats_step_summary *sum,
 	struct split_row split[4];
 	char a[32], b[32], m[32];
 	double base = sum->rows_total > 0 ? sum->rows_total : 1;
-	int d = unit_decimals[c->unit];
+	int d = tab_unit_decimals[c->t.unit];
 	overview_split(sum, split);
-	tline(c, "Run: %s", c->dir);
+	tab_line(&c->t, "Run: %s", c->dir);
 	if (!sum->steps) {
 		/* not "average 0.000 ms": there is no step to average */
-		tline(c, "Steps: none were seen (mark each step with prof_tx.step(), or see "
+		tab_line(&c->t, "Steps: none were seen (mark each step with prof_tx.step(), or see "
 		      "the notes)");
 		overview_lost(c, rec);
-		tline(c, "%s", "");
+		tab_line(&c->t, "%s", "");
 		return;
 	}
-	tline(c, "Steps: %zu   total %s %s   average %s %s   median %s %s", sum->steps,
-	      stats_fmt_num(conv(c, sum->total), d, 16, a, sizeof(a)), unit(c),
-	      stats_fmt_num(conv(c, sum->avg), d, 16, b, sizeof(b)), unit(c),
-	      stats_fmt_num(conv(c, sum->median), d, 16, m, sizeof(m)), unit(c));
+	tab_line(&c->t, "Steps: %zu   total %s %s   average %s %s   median %s %s", sum->steps,
+	      stats_fmt_num(tab_conv(&c->t, sum->total), d, 16, a, sizeof(a)), tab_unit(&c->t),
+	      stats_fmt_num(tab_conv(&c->t, sum->avg), d, 16, b, sizeof(b)), tab_unit(&c->t),
+	      stats_fmt_num(tab_conv(&c->t, sum->median), d, 16, m, sizeof(m)), tab_unit(&c->t));
 	overview_lost(c, rec);
 	if (!sum->device_rows && sum->communication > 0) {
 		/* host rows with torch.distributed's CPU collectives (gloo) */
-		tline(c, "Step time split (step_trace_time.csv, host: collectives of a CPU backend):");
-		tline(c, "  %-32s %14s %-2s %6.2f%%", "Communication",
-		      stats_fmt_num(conv(c, sum->communication), d, 14, a, sizeof(a)), unit(c),
+		tab_line(&c->t, "Step time split (step_trace_time.csv, host: collectives of a CPU backend):");
+		tab_line(&c->t, "  %-32s %14s %-2s %6.2f%%", "Communication",
+		      stats_fmt_num(tab_conv(&c->t, sum->communication), d, 14, a, sizeof(a)), tab_unit(&c->t),
 		      100.0 * sum->communication / base);
-		tline(c, "  %-32s %14s %-2s %6.2f%%", "Other (host)",
-		      stats_fmt_num(conv(c, sum->rows_total - sum->communication), d, 14, a,
-				    sizeof(a)), unit(c),
+		tab_line(&c->t, "  %-32s %14s %-2s %6.2f%%", "Other (host)",
+		      stats_fmt_num(tab_conv(&c->t, sum->rows_total - sum->communication), d, 14, a,
+				    sizeof(a)), tab_unit(&c->t),
 		      100.0 * (sum->rows_total - sum->communication) / base);
 	} else if (!sum->device_rows)
 		/* Host-only rows hold the whole step in Free: calling that
 		 * "device idle" would mislead. */
-		tline(c, "Step time split: no device activity was recorded "
+		tab_line(&c->t, "Step time split: no device activity was recorded "
 		      "(steps are host time only)");
 	else
-		tline(c, "Step time split (step_trace_time.csv, all devices):");
+		tab_line(&c->t, "Step time split (step_trace_time.csv, all devices):");
 	for (size_t i = 0; sum->device_rows && i < 4; i++)
-		tline(c, "  %-32s %14s %-2s %6.2f%%", split[i].name,
-		      stats_fmt_num(conv(c, split[i].v), unit_decimals[c->unit], 14, a, sizeof(a)),
-		      unit(c), 100.0 * split[i].v / base);
-	tline(c, "%s", "");
+		tab_line(&c->t, "  %-32s %14s %-2s %6.2f%%", split[i].name,
+		      stats_fmt_num(tab_conv(&c->t, split[i].v), tab_unit_decimals[c->t.unit], 14, a, sizeof(a)),
+		      tab_unit(&c->t), 100.0 * split[i].v / base);
+	tab_line(&c->t, "%s", "");
 }
 
 /* Operators' self time in steps and outside every step (set-up, an
@@ -842,35 +611,35 @@ static void overview_op_split(struct ctx *c, const struct stats_op_split *sp)
 {
 	if (!sp->known || c->where != STATS_WHERE_ALL)
 		return;
-	if (c->fmt == FMT_JSON) {
+	if (c->t.fmt == FMT_JSON) {
 		static const char *const keys[] = { "in_steps", "outside_steps" };
-		jo_key(&c->jo, "operators_split");
-		jo_obj_begin(&c->jo);
+		jo_key(&c->t.jo, "operators_split");
+		jo_obj_begin(&c->t.jo);
 		for (int i = 0; i < 2; i++) {
-			jo_key(&c->jo, keys[i]);
-			jo_obj_begin(&c->jo);
-			jo_kint(&c->jo, "calls", (int64_t)sp->calls[i]);
-			jo_kfixed(&c->jo, "self", conv(c, sp->self_us[i]), unit_decimals[c->unit]);
-			jo_obj_end(&c->jo);
+			jo_key(&c->t.jo, keys[i]);
+			jo_obj_begin(&c->t.jo);
+			jo_kint(&c->t.jo, "calls", (int64_t)sp->calls[i]);
+			jo_kfixed(&c->t.jo, "self", tab_conv(&c->t, sp->self_us[i]), tab_unit_decimals[c->t.unit]);
+			jo_obj_end(&c->t.jo);
 		}
-		jo_obj_end(&c->jo);
+		jo_obj_end(&c->t.jo);
 		return;
 	}
-	if (c->fmt != FMT_TABLE || sp->calls[0] + sp->calls[1] == 0)
+	if (c->t.fmt != FMT_TABLE || sp->calls[0] + sp->calls[1] == 0)
 		return;
 	char a[32], b[32], text[400];
-	int d = unit_decimals[c->unit];
+	int d = tab_unit_decimals[c->t.unit];
 	double all = sp->self_us[0] + sp->self_us[1];
 	int n = snprintf(text, sizeof text, "self time %s %s in steps (%" PRIu64 " calls), %s %s "
 			 "outside every step (%" PRIu64 " calls, %.0f%%)",
-			 stats_fmt_num(conv(c, sp->self_us[0]), d, 16, a, sizeof a), unit(c),
-			 sp->calls[0], stats_fmt_num(conv(c, sp->self_us[1]), d, 16, b, sizeof b),
-			 unit(c), sp->calls[1], all > 0 ? 100.0 * sp->self_us[1] / all : 0.0);
+			 stats_fmt_num(tab_conv(&c->t, sp->self_us[0]), d, 16, a, sizeof a), tab_unit(&c->t),
+			 sp->calls[0], stats_fmt_num(tab_conv(&c->t, sp->self_us[1]), d, 16, b, sizeof b),
+			 tab_unit(&c->t), sp->calls[1], all > 0 ? 100.0 * sp->self_us[1] / all : 0.0);
 	if (sp->calls[1] && n > 0 && (size_t)n < sizeof text)
 		snprintf(text + n, sizeof text - (size_t)n, ": set-up, evaluation, between "
 			 "steps; `prof stats --view ops --where outside` lists them");
-	tpara(c, "Operators: ", text);
-	tline(c, "%s", "");
+	tab_para(&c->t, "Operators: ", text);
+	tab_line(&c->t, "%s", "");
 }
 
 static int emit_overview(struct ctx *c)
@@ -888,9 +657,9 @@ static int emit_overview(struct ctx *c)
 	}
 	if (stats_load_recording(c->dir, &rec, err, sizeof(err)) < 0)
 		return load_failed(err);
-	if (c->fmt == FMT_CSV) {
+	if (c->t.fmt == FMT_CSV) {
 		if (rc == STATS_ABSENT) {
-			csv_header(&c->csv, "Metric,Value,Share(%)");
+			csv_header(&c->t.csv, "Metric,Value,Share(%)");
 			fprintf(stderr, "prof stats: Steps: no data (step_trace_time.csv absent)\n");
 			stats_free_recording(&rec);
 			return 0;
@@ -899,10 +668,10 @@ static int emit_overview(struct ctx *c)
 		stats_free_recording(&rec);
 		return 0;
 	}
-	if (c->fmt == FMT_JSON) {
-		jo_key(&c->jo, "overview");
+	if (c->t.fmt == FMT_JSON) {
+		jo_key(&c->t.jo, "overview");
 		if (rc == STATS_ABSENT)
-			jo_null(&c->jo);
+			jo_null(&c->t.jo);
 		else
 			overview_json(c, &sum, &rec);
 	} else if (rc == STATS_ABSENT) {
@@ -922,7 +691,7 @@ static int emit_overview(struct ctx *c)
 	if (!r1)
 		overview_op_split(c, &split);
 	c->sort = STATS_SORT_TOTAL;
-	int r2 = c->fmt == FMT_TABLE && !sum.device_rows ? 0 : emit_kernels(c, 5, "top_kernels");
+	int r2 = c->t.fmt == FMT_TABLE && !sum.device_rows ? 0 : emit_kernels(c, 5, "top_kernels");
 	c->sort = keep;
 	return r1 ? r1 : r2;
 }
@@ -955,33 +724,21 @@ static int emit_op_calls(struct ctx *c)
 	char title[300];
 	snprintf(title, sizeof(title), "%zu calls of %s%s (operator_details.csv)", calls.n, c->op,
 		 where_title[c->where]);
-	if (c->fmt == FMT_JSON)
-		jo_kstr(&c->jo, "operator", c->op);
-	emit_begin(c, "calls", title, f, 6);
+	if (c->t.fmt == FMT_JSON)
+		jo_kstr(&c->t.jo, "operator", c->op);
+	tab_begin(&c->t, "calls", title, f, 6);
 	for (size_t i = 0; i < calls.n; i++) {
 		const struct stats_call *r = &calls.rows[i];
 		struct val v[6] = { { NULL, (double)(i + 1) }, { NULL, r->total }, { NULL, r->self },
 				    { NULL, r->device }, { r->step, 0 }, { r->shapes, 0 } };
-		emit_row(c, f, 6, v);
+		tab_row(&c->t, f, 6, v);
 	}
-	emit_end(c);
+	tab_end(&c->t);
 	stats_calls_free(&calls);
 	return 0;
 }
 
 /* ---- options ---- */
-
-static int pick(const char *opt, const char *arg, const char *const *names)
-{
-	for (int i = 0; names[i]; i++)
-		if (strcmp(arg, names[i]) == 0)
-			return i;
-	fprintf(stderr, "prof stats: %s: '%s' is not one of", opt, arg);
-	for (int i = 0; names[i]; i++)
-		fprintf(stderr, "%s %s", i ? "," : "", names[i]);
-	fprintf(stderr, "\n");
-	return -1;
-}
 
 enum { O_VIEW = 256, O_SORT, O_TOP, O_UNIT, O_OP, O_FORMAT, O_WHERE, O_PEAK };
 
@@ -1003,27 +760,27 @@ static int stats_option(struct ctx *c, int ch, char **argv)
 	int k;
 	switch (ch) {
 	case O_VIEW:
-		if ((k = pick("--view", optarg, view_names)) < 0)
+		if ((k = tab_pick("prof stats", "--view", optarg, view_names)) < 0)
 			return 2;
 		c->view = (enum view)k;
 		return 0;
 	case O_SORT:
-		if ((k = pick("--sort", optarg, sort_names)) < 0)
+		if ((k = tab_pick("prof stats", "--sort", optarg, sort_names)) < 0)
 			return 2;
 		c->sort = (enum stats_sort)k;
 		return 0;
 	case O_UNIT:
-		if ((k = pick("--unit", optarg, unit_names)) < 0)
+		if ((k = tab_pick("prof stats", "--unit", optarg, tab_unit_names)) < 0)
 			return 2;
-		c->unit = k;
+		c->t.unit = k;
 		return 0;
 	case O_FORMAT:
-		if ((k = pick("--format", optarg, fmt_names)) < 0)
+		if ((k = tab_pick("prof stats", "--format", optarg, tab_fmt_names)) < 0)
 			return 2;
-		c->fmt = (enum fmt)k;
+		c->t.fmt = (enum tab_fmt)k;
 		return 0;
 	case O_WHERE:
-		if ((k = pick("--where", optarg, where_names)) < 0)
+		if ((k = tab_pick("prof stats", "--where", optarg, where_names)) < 0)
 			return 2;
 		c->where = (enum stats_where)k;
 		return 0;
@@ -1082,7 +839,7 @@ static int stats_args(int argc, char **argv, struct ctx *c)
 			argc - optind < 1 ? "a run directory is needed" : "one run directory only");
 		return 2;
 	}
-	if (c->fmt == FMT_CSV && c->view == V_ALL && !c->op) {
+	if (c->t.fmt == FMT_CSV && c->view == V_ALL && !c->op) {
 		fprintf(stderr, "prof stats: --format csv writes one view; --view all needs "
 			"--format table or json\n");
 		return 2;
@@ -1139,32 +896,33 @@ static int stats_emit_views(struct ctx *c)
 
 int cmd_stats(int argc, char **argv)
 {
-	struct ctx c = { .view = V_OVERVIEW, .sort = STATS_SORT_TOTAL, .top = 15, .unit = 1,
-			 .fmt = FMT_TABLE, .out = stdout, .width = terminal_width() };
+	struct ctx c = { .view = V_OVERVIEW, .sort = STATS_SORT_TOTAL, .top = 15,
+			 .t = { .unit = 1, .fmt = FMT_TABLE, .out = stdout,
+				.width = tab_terminal_width() } };
 	char outdir[4096];
 	int rc = stats_args(argc, argv, &c);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if ((rc = stats_check_run(&c, outdir, sizeof outdir)) != 0)
 		return rc;
-	if (c.fmt == FMT_CSV)
-		csv_init(&c.csv, stdout);
-	if (c.fmt == FMT_JSON) {
-		jo_init_file(&c.jo, stdout, 2);
-		jo_obj_begin(&c.jo);
-		jo_kstr(&c.jo, "run", c.dir);
-		jo_kstr(&c.jo, "unit", unit(&c));
+	if (c.t.fmt == FMT_CSV)
+		csv_init(&c.t.csv, stdout);
+	if (c.t.fmt == FMT_JSON) {
+		jo_init_file(&c.t.jo, stdout, 2);
+		jo_obj_begin(&c.t.jo);
+		jo_kstr(&c.t.jo, "run", c.dir);
+		jo_kstr(&c.t.jo, "unit", tab_unit(&c.t));
 	}
 	rc = stats_emit_views(&c);
-	if (c.fmt == FMT_JSON) {
-		jo_obj_end(&c.jo);
-		if (jo_finish(&c.jo) != 0)
-			c.error = 1;
+	if (c.t.fmt == FMT_JSON) {
+		jo_obj_end(&c.t.jo);
+		if (jo_finish(&c.t.jo) != 0)
+			c.t.error = 1;
 		putchar('\n');
 	}
-	if (c.fmt == FMT_CSV && csv_finish(&c.csv) != 0)
-		c.error = 1;
-	if (!rc && c.error)
+	if (c.t.fmt == FMT_CSV && csv_finish(&c.t.csv) != 0)
+		c.t.error = 1;
+	if (!rc && c.t.error)
 		rc = 1;
 	return rc;
 }

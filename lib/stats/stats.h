@@ -203,6 +203,8 @@ struct stats_recording {
 	uint64_t disk_full_streams, streams_not_created;   /* a full filesystem */
 	char *notes[STATS_NOTES_MAX];  /* end_info.notices' texts (lib/run/notices.h) */
 	size_t n_notes;
+	char *command;             /* the command recorded, its words joined by spaces;
+				    * NULL when profiler_info.json does not say */
 };
 
 /* 0 (r->known 0 when prof did not finish the run), STATS_ABSENT, or -1. */

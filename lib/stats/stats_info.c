@@ -17,6 +17,31 @@ static uint64_t num(const cJSON *o, const char *key)
 	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
 }
 
+/* profiler_info.json's command (an array of words) as one line. */
+static char *join_command(const cJSON *cmd)
+{
+	const cJSON *w;
+	size_t len = 1;
+	if (!cJSON_IsArray(cmd))
+		return NULL;
+	cJSON_ArrayForEach(w, cmd)
+		len += (cJSON_IsString(w) ? strlen(w->valuestring) : 0) + 1;
+	char *out = malloc(len), *p = out;
+	if (!out)
+		return NULL;
+	cJSON_ArrayForEach(w, cmd) {
+		if (!cJSON_IsString(w))
+			continue;
+		size_t n = strlen(w->valuestring);
+		if (p != out)
+			*p++ = ' ';
+		memcpy(p, w->valuestring, n);
+		p += n;
+	}
+	*p = '\0';
+	return out;
+}
+
 int stats_load_recording(const char *run_dir, struct stats_recording *r, char *err,
 			 size_t errlen)
 {
@@ -32,6 +57,7 @@ int stats_load_recording(const char *run_dir, struct stats_recording *r, char *e
 		return e == -ENOENT ? STATS_ABSENT : -1;
 	}
 	cJSON *root = cJSON_ParseWithLength(text, len);
+	r->command = join_command(cJSON_GetObjectItemCaseSensitive(root, "command"));
 	const cJSON *end = cJSON_GetObjectItemCaseSensitive(root, "end_info");
 	if (cJSON_IsObject(end)) {
 		r->known = 1;
@@ -65,6 +91,8 @@ void stats_free_recording(struct stats_recording *r)
 	for (size_t i = 0; i < r->n_notes; i++)
 		free(r->notes[i]);
 	r->n_notes = 0;
+	free(r->command);
+	r->command = NULL;
 }
 
 const char *stats_recording_cause(const struct stats_recording *r)
