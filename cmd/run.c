@@ -72,7 +72,8 @@ struct run_flag {
 enum { OPT_CONFIG = 256, OPT_NO_PARSE, OPT_DELAY, OPT_DURATION, OPT_SAMPLING,
        OPT_START_PAUSED, OPT_ACTIVITIES, OPT_SKIP_FIRST, OPT_WAIT, OPT_WARMUP, OPT_ACTIVE,
        OPT_REPEAT, OPT_RECORD_SHAPES, OPT_WITH_STACK, OPT_DYNAMIC, OPT_ARCHIVE,
-       OPT_STORAGE_LIMIT, OPT_CYCLE_RESULTS, OPT_WITH_MODULES, OPT_WITH_FLOPS };
+       OPT_STORAGE_LIMIT, OPT_CYCLE_RESULTS, OPT_WITH_MODULES, OPT_WITH_FLOPS,
+       OPT_PROFILE_MEMORY };
 
 static const struct run_flag run_flags[] = {
 	{ "output", 1, 'o', "output_path", NULL, "DIR",
@@ -105,6 +106,8 @@ static const struct run_flag run_flags[] = {
 	  "count operators' FLOPs (turns --record-shapes on: FLOPs need shapes)" },
 	{ "with-modules", 0, OPT_WITH_MODULES, "with_modules", "true", NULL,
 	  "record nn.Module forward calls as nested ranges" },
+	{ "profile-memory", 0, OPT_PROFILE_MEMORY, "profile_memory", "true", NULL,
+	  "record the framework allocator's allocations and frees with their operator" },
 	{ "cycle-results", 0, OPT_CYCLE_RESULTS, "cycle_results", "true", NULL,
 	  "with a schedule: each cycle parsed into RUN_DIR/cycles/ as it ends" },
 	{ "record-shapes", 0, OPT_RECORD_SHAPES, "record_shapes", "true", NULL,

@@ -54,8 +54,10 @@ static void stats_usage(FILE *out)
 		"                    kernels:  device tasks by name (op_statistic.csv, else\n"
 		"                              kernel_details.csv)\n"
 		"                    api:      device API calls (api_statistic.csv)\n"
-		"                    memory:   peak per device (memory_record.csv), largest\n"
-		"                              allocations (operator_memory.csv)\n"
+		"                    memory:   peak per component and device, and per step\n"
+		"                              (memory_record.csv), largest allocations, the\n"
+		"                              operators that allocate most, allocations alive\n"
+		"                              at the end (operator_memory.csv)\n"
 		"                    ranges:   the program's ranges by name: prof_tx,\n"
 		"                              RecordEvent (range_statistic.csv)\n"
 		"                    modules:  nn.Module forward calls by module path\n"
@@ -412,11 +414,16 @@ static int emit_memory(struct ctx *c, long top, const char *key)
 	}
 	if (rc != 0)
 		return load_failed(err);
+	if (stats_memory_derive(c->outdir, &m) != 0) {
+		stats_memory_free(&m);
+		return load_failed("out of memory");
+	}
 	if (c->t.fmt == FMT_JSON) {
 		jo_key(&c->t.jo, key);
 		jo_obj_begin(&c->t.jo);
 	}
 	const struct field df[] = {
+		{ "Component", "component", F_STR, 10 },
 		{ "Device", "device", F_STR, 0 },
 		{ "Peak(MB)", "peak_mb", F_NUM, 12 },
 		{ "Peak at", "peak_time", F_TIME, 14 },
@@ -434,16 +441,36 @@ static int emit_memory(struct ctx *c, long top, const char *key)
 	if (!m.have_records) {
 		no_data(c, "devices", "Memory per device", "memory_record.csv");
 	} else if (c->t.fmt != FMT_CSV) {
-		tab_begin(&c->t, "devices", "Device memory (memory_record.csv; times since the launch)",
-			   df, 6);
+		tab_begin(&c->t, "devices", "Memory per component (memory_record.csv; PTA: torch's; "
+			   "times since the launch)", df, 7);
 		for (size_t i = 0; i < m.ndevices; i++) {
 			const struct stats_mem_device *d = &m.devices[i];
-			struct val v[6] = { { d->device, 0 }, { NULL, d->peak_mb },
+			struct val v[7] = { { d->component, 0 }, { d->device, 0 }, { NULL, d->peak_mb },
 					    { NULL, d->peak_ts_us }, { NULL, (double)d->allocs },
 					    { NULL, (double)d->frees }, { NULL, d->final_mb } };
-			tab_row(&c->t, df, 6, v);
+			tab_row(&c->t, df, 7, v);
 		}
 		tab_end(&c->t);
+		const struct field sf[] = {
+			{ "Step", "step", F_INT, 6 },
+			{ "Component", "component", F_STR, 10 },
+			{ "Device", "device", F_STR, 0 },
+			{ "Peak(MB)", "peak_mb", F_NUM, 12 },
+		};
+		if (!m.steps_known) {
+			no_data_why(c, "steps", "Memory per step",
+				    "no ProfilerStep spans in trace_view.json (no steps, or gzipped/pretty)");
+		} else if (c->t.fmt != FMT_CSV) {
+			tab_begin(&c->t, "steps", "Peak per step and component", sf, 4);
+			for (size_t i = 0; i < m.nsteps; i++) {
+				const struct stats_mem_step *st = &m.steps[i];
+				const struct stats_mem_device *d = &m.devices[st->dev];
+				struct val v[4] = { { NULL, (double)st->step }, { d->component, 0 },
+						    { d->device, 0 }, { NULL, st->peak_mb } };
+				tab_row(&c->t, sf, 4, v);
+			}
+			tab_end(&c->t);
+		}
 	}
 	if (!m.have_allocs) {
 		no_data(c, "allocations", "Allocations", "operator_memory.csv");
@@ -457,6 +484,34 @@ static int emit_memory(struct ctx *c, long top, const char *key)
 			struct val v[5] = { { al->name, 0 }, { al->device, 0 }, { NULL, al->size_kb },
 					    { NULL, al->alloc_us }, { NULL, al->duration_us } };
 			tab_row(&c->t, af, 5, v);
+		}
+		tab_end(&c->t);
+		const struct field of[] = {
+			{ "Operator", "name", F_STR, 0 },
+			{ "Allocations", "allocations", F_INT, 12 },
+			{ "Allocated(MB)", "allocated_mb", F_NUM, 14 },
+		};
+		tab_begin(&c->t, "operators", "Operators that allocate most (operator_memory.csv)", of, 3);
+		for (size_t i = 0; i < shown(c, m.nops, top); i++) {
+			const struct stats_mem_op *o = &m.ops[i];
+			struct val v[3] = { { o->name, 0 }, { NULL, (double)o->allocs }, { NULL, o->mb } };
+			tab_row(&c->t, of, 3, v);
+		}
+		tab_end(&c->t);
+		size_t alive = 0;
+		for (size_t i = 0; i < m.nallocs; i++)
+			alive += isnan(m.allocs[i].duration_us);
+		snprintf(title, sizeof(title), "Alive at the end: never freed while recorded (%zu; "
+			 "leak candidates)", alive);
+		tab_begin(&c->t, "alive_at_end", title, af, 4);
+		for (size_t i = 0, n = 0; i < m.nallocs && n < shown(c, alive, top); i++) {
+			const struct stats_alloc *al = &m.allocs[i];
+			if (!isnan(al->duration_us))
+				continue;
+			struct val v[4] = { { al->name, 0 }, { al->device, 0 }, { NULL, al->size_kb },
+					    { NULL, al->alloc_us } };
+			tab_row(&c->t, af, 4, v);
+			n++;
 		}
 		tab_end(&c->t);
 	}

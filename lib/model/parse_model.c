@@ -127,6 +127,7 @@ void model_record(struct parse_model *m, struct parse_stream *s)
 	case RAW_REC_DEV_ACTIVITY: model_on_dev_activity(m, s); break;
 	case RAW_REC_DEV_API:     model_on_dev_api(m, s); break;
 	case RAW_REC_DEV_MEMORY:  model_on_dev_memory(m, s); break;
+	case RAW_REC_FW_MEMORY:   model_on_fw_memory(m, s); break;
 	case RAW_REC_DEV_COLLECTIVE: model_on_dev_collective(m, s); break;
 	case RAW_REC_DEV_SAMPLE:  model_on_dev_sample(m, s); break;
 	case RAW_REC_DEV_INFO:    model_on_dev_info(m, s); break;
@@ -280,6 +281,7 @@ void model_free(struct parse_model *m)
 		parse_idmap_free(&p->thread_of);
 		model_dev_free(p);
 		model_stepsel_free(p);
+		model_fwmem_free(p);
 		for (size_t k = 0; k < p->nrwait; k++)
 			free(p->rwait[k].name);
 		free(p->rwait);

@@ -75,6 +75,11 @@
  *    DEV_MEMORY -> memory_record.csv, operator_memory.csv, "[memory]"
  *    instants; DEV_SAMPLE -> device_usage.csv and counters on the device
  *    process; DEV_MARKER -> user_annotation on the calling thread.
+ *  - FW_MEMORY (profile_memory, fwmem.raw) -> the sinks' fw_memory
+ *    (memory_record.csv "PTA" rows, operator_memory.csv), "[memory]"
+ *    instants on the allocating thread and a "Framework Memory <device>"
+ *    counter on the process; its operator is the innermost op open on
+ *    its thread at its moment.
  *  - GC START then STOP on a thread -> "X" "GC" (category "GC", args
  *    generation, collected, uncollectable) there and a gc_record.csv row;
  *    one still open at the stream's end closes there, "unfinished".
@@ -196,6 +201,13 @@ struct model_thread {
 	uint64_t gc_start_ns;          /* ... since then: parse_model_gc.c */
 };
 
+/* A framework allocator's device in a process (profile_memory): its total
+ * allocated, torch's or (without it) the running sum of its events. */
+struct model_fwmem {
+	int16_t type, index;           /* raw_fw_memory's device_type, device_index */
+	int64_t allocated, peak;
+};
+
 struct model_proc {
 	const char *image;             /* "<pid>.<n>", from the source */
 	int32_t pid;
@@ -235,6 +247,8 @@ struct model_proc {
 	struct out_api_stat sel_apis;  /* its number says whether they count */
 	struct model_rangewait *rwait; /* ranges begun in the step in progress */
 	size_t nrwait, caprwait;
+	struct model_fwmem *fwmem;     /* profile_memory: per allocator device */
+	size_t nfwmem, capfwmem;
 };
 
 /* A device track of the trace: (device, tid) with tid a stream, or a
@@ -259,6 +273,7 @@ struct model_counts {
 	uint64_t ops, ops_clamped, ops_dropped, ops_merged, windows;
 	uint64_t fw_collectives;       /* from CPU backends' work ranges */
 	uint64_t dev_tasks, dev_apis, dev_collectives, dev_memory, dev_samples, dev_markers;
+	uint64_t fw_memory;            /* framework allocator events (profile_memory) */
 	uint64_t dev_unlinked;         /* tasks whose call was not (or no longer) known */
 	uint64_t sel_nomem;            /* --step-list sums lost to memory */
 	uint64_t gc_collections;       /* Python collections (gc_detect) */

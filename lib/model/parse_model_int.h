@@ -154,6 +154,10 @@ void model_dev_free(struct model_proc *p);
 
 /* parse_model_devmisc.c */
 void model_on_dev_memory(struct parse_model *m, struct parse_stream *s);
+/* parse_model_fwmem.c */
+void model_on_fw_memory(struct parse_model *m, struct parse_stream *s);
+void model_fwmem_free(struct model_proc *p);
+void model_fwmem_device(char *buf, size_t n, int16_t type, int16_t index);
 void model_on_dev_sample(struct parse_model *m, struct parse_stream *s);
 void model_on_dev_marker(struct parse_model *m, struct parse_stream *s);
 void model_on_dev_info(struct parse_model *m, struct parse_stream *s);

@@ -11,6 +11,7 @@
 #include "outputs/tables/out_host.h"
 #include "outputs/tables/out_host_sum.h"
 #include "outputs/tables/out_kernel.h"
+#include "outputs/tables/out_memory.h"
 #include "outputs/tables/out_meta.h"
 #include "outputs/tables/out_op_details.h"
 #include "raw/raw_format.h"
@@ -69,6 +70,13 @@ static void range(void *self, const struct out_range_ev *r)
 }
 
 const struct out_sink_ops out_ranges_sink = { .range = range };
+
+static void fw_memory(void *self, const struct out_fw_mem *e)
+{
+	out_memory_fw(self, e);
+}
+
+const struct out_sink_ops out_memory_sink = { .fw_memory = fw_memory };
 
 static void metadata(void *self, const char *key, const char *value, int is_json, FILE *log)
 {

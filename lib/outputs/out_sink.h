@@ -14,7 +14,9 @@
  * The model still writes trace_view.json itself (out_trace.h: the
  * timeline is what it builds), sums op_statistic.csv and
  * api_statistic.csv where --step-list's selection needs it, and reads
- * memory_record.csv's running totals back for the trace's counters.
+ * memory_record.csv's running totals of device allocations back for the
+ * trace's "[memory]" instants (the framework allocator's events come
+ * through the sink, fw_memory).
  */
 #ifndef PROF_OUT_SINK_H
 #define PROF_OUT_SINK_H
@@ -67,6 +69,19 @@ struct out_range_ev {
 	uint64_t total_ns, self_ns;
 };
 
+/* profile_memory: one event of the framework's allocator (torch's), with
+ * the operator open on its thread. Strings are valid for the call. */
+struct out_fw_mem {
+	int32_t pid, tid;
+	uint64_t ns;
+	int64_t bytes;               /* negative: a free */
+	uint64_t address;            /* 0: unknown (then paired by thread and size) */
+	int64_t allocated;           /* the allocator's total after it (torch's, or summed) */
+	int64_t reserved, active;    /* -1: unknown */
+	const char *device;          /* "CPU", "CUDA:0" */
+	const char *op;              /* NULL: none */
+};
+
 /* Every callback may be NULL: that sink does not take the event. */
 struct out_sink_ops {
 	/* A host sample at ns; interval_ns since its sampler's last one (0:
@@ -94,6 +109,8 @@ struct out_sink_ops {
 			     const uint64_t *want, size_t nwant);
 	/* A range closed, its step known. */
 	void (*range)(void *self, const struct out_range_ev *r);
+	/* An allocation or free of the framework's allocator (profile_memory). */
+	void (*fw_memory)(void *self, const struct out_fw_mem *e);
 };
 
 struct out_sink {
@@ -131,5 +148,7 @@ extern const struct out_sink_ops out_kernel_sink;     /* kernel_details.csv */
 extern const struct out_sink_ops out_op_details_sink; /* operator_details.csv */
 extern const struct out_sink_ops out_comm_sink;       /* communication*.json */
 extern const struct out_sink_ops out_ranges_sink;     /* range_statistic.csv */
+extern const struct out_sink_ops out_memory_sink;     /* memory_record.csv, operator_memory.csv:
+							* the framework allocator's rows */
 
 #endif

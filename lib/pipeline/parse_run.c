@@ -453,6 +453,7 @@ static void outs_sinks(struct outs *o)
 	out_sinks_add(ss, &out_dev_usage_sink, &o->devuse);
 	out_sinks_add(ss, &out_gc_sink, &o->gc);
 	out_sinks_add(ss, &out_ranges_sink, &o->ranges);
+	out_sinks_add(ss, &out_memory_sink, &o->mem);
 }
 
 static void outs_free(struct outs *o)

@@ -140,6 +140,7 @@ enum raw_record_type {
 	RAW_REC_DEV_MARKER  = 22, /* struct raw_dev_marker: NVTX range or mark */
 	RAW_REC_HOST_NET    = 23, /* struct raw_host_net: one network interface */
 	RAW_REC_GC          = 24, /* struct raw_gc: a Python collection starts or stops */
+	RAW_REC_FW_MEMORY   = 25, /* struct raw_fw_memory: a framework allocator's event */
 	RAW_REC_TYPE_MAX
 };
 
@@ -383,6 +384,26 @@ struct raw_gc {
 	uint32_t generation;        /* 0, 1, 2: the oldest generation collected */
 	uint64_t collected;         /* STOP: unreachable objects freed */
 	uint64_t uncollectable;     /* STOP: unreachable objects left (gc.garbage) */
+};
+
+/* profile_memory: an allocation or free of the framework's allocator
+ * (torch's CPU allocator, its CUDA caching allocator), as torch's profiler
+ * reported it; `ts` is its time. Written by the Python hooks through the
+ * agent (prof_fw_memory) into the process's fwmem.raw, in time order.
+ * Not a device record: the device runtime's own allocations are
+ * RAW_REC_DEV_MEMORY. Unknown values: address 0, totals -1 (torch 1.13's
+ * profiler events carry neither; its event tree and torch 2.x do). */
+#define RAW_FW_DEV_CPU  0    /* device_type: c10::DeviceType, as Kineto writes it */
+#define RAW_FW_DEV_CUDA 1
+struct raw_fw_memory {
+	int64_t  bytes;             /* negative: a free */
+	uint64_t address;           /* 0: unknown */
+	int64_t  total_allocated;   /* the allocator's, after the event; -1: unknown */
+	int64_t  total_reserved;    /* -1: unknown */
+	int64_t  total_active;      /* -1: unknown */
+	int32_t  tid;               /* OS tid; negated framework thread id when unknown */
+	int16_t  device_type;       /* RAW_FW_DEV_* */
+	int16_t  device_index;      /* -1: the CPU */
 };
 
 /* What a host sample holds; older writers' say 0 and hold everything. */

@@ -216,6 +216,7 @@ uint32_t raw_payload_min(uint16_t type)
 	case RAW_REC_DEV_MARKER:  return sizeof(struct raw_dev_marker);
 	case RAW_REC_HOST_NET:    return sizeof(struct raw_host_net);
 	case RAW_REC_GC:          return sizeof(struct raw_gc);
+	case RAW_REC_FW_MEMORY:   return sizeof(struct raw_fw_memory);
 	default:                  return 0;
 	}
 }

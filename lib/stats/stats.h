@@ -137,7 +137,8 @@ void stats_flops_free(struct stats_flops *f);
 int stats_load_api(const char *outdir, struct stats_agg *a, char *err, size_t errlen);
 
 struct stats_mem_device {
-	char *device;          /* "SIM:0" */
+	char *component;       /* "SIM", "CUDA", "PTA" (profile_memory: torch's allocator) */
+	char *device;          /* "SIM:0", "CPU" */
 	double peak_mb, peak_ts_us, final_mb;
 	uint64_t allocs, frees;
 };
@@ -147,18 +148,36 @@ struct stats_alloc {
 	double size_kb, alloc_us, duration_us;   /* duration: NaN when never freed */
 };
 
+/* A memory_record.csv row: its (component, device) in devices, time, total. */
+struct stats_mem_row { size_t dev; double ts_us, mb; };
+/* The peak of a (component, device) within a step's span. */
+struct stats_mem_step { size_t dev; long step; double peak_mb; };
+/* operator_memory.csv summed by Name. */
+struct stats_mem_op { const char *name; uint64_t allocs; double mb; };
+
 struct stats_memory {
 	int have_records, have_allocs;             /* which files exist */
-	struct stats_mem_device *devices;
+	struct stats_mem_device *devices;          /* by (component, device) */
 	size_t ndevices;
+	struct stats_mem_row *rows;
+	size_t nrows;
 	struct stats_alloc *allocs;                /* largest first */
 	size_t nallocs;
+	struct stats_mem_step *steps;              /* by step, then device; stats_memory_derive */
+	size_t nsteps;
+	int steps_known;                           /* the trace gave step spans */
+	struct stats_mem_op *ops;                  /* most bytes first; stats_memory_derive */
+	size_t nops;
 };
 
 /* memory_record.csv and operator_memory.csv; STATS_ABSENT only when both
  * are absent. */
 int stats_load_memory(const char *outdir, struct stats_memory *m, char *err, size_t errlen);
 void stats_memory_free(struct stats_memory *m);
+/* After stats_load_memory: the peaks per step (the steps' spans from
+ * trace_view.json's ProfilerStep#N events; none from a gzipped or pretty
+ * trace: steps_known 0) and the operators' sums. 0, or -2 out of memory. */
+int stats_memory_derive(const char *outdir, struct stats_memory *m);
 
 struct stats_call {
 	double total, self, device;

@@ -357,7 +357,8 @@ static int room_records(struct stats_memory *m, size_t nrows)
 {
 	m->have_records = 1;
 	m->devices = calloc(nrows ? nrows : 1, sizeof(*m->devices));
-	return m->devices ? 0 : -2;
+	m->rows = calloc(nrows ? nrows : 1, sizeof(*m->rows));
+	return m->devices && m->rows ? 0 : -2;
 }
 
 static int room_allocs(struct stats_memory *m, size_t nrows)
@@ -367,8 +368,8 @@ static int room_allocs(struct stats_memory *m, size_t nrows)
 	return m->allocs ? 0 : -2;
 }
 
-/* A memory_record.csv row: per device, the total rising counts as an
- * allocation, falling as a free. */
+/* A memory_record.csv row: per (component, device), the total rising
+ * counts as an allocation, falling as a free. */
 static int add_record(struct stats_memory *m, const struct csv_table *t, size_t r,
 		      const int *idx, char *err, size_t errlen)
 {
@@ -376,16 +377,20 @@ static int add_record(struct stats_memory *m, const struct csv_table *t, size_t 
 	if (nums(t, r, idx, 2, v, "memory_record.csv", err, errlen) != 0)
 		return -1;
 	const char *dev = csv_cell(t, r, (size_t)idx[2]);
+	const char *comp = csv_cell(t, r, (size_t)idx[3]);
 	size_t d = 0;
-	while (d < m->ndevices && strcmp(m->devices[d].device, dev) != 0)
+	while (d < m->ndevices && (strcmp(m->devices[d].device, dev) != 0 ||
+				   strcmp(m->devices[d].component, comp) != 0))
 		d++;
 	struct stats_mem_device *md = &m->devices[d];
 	if (d == m->ndevices) {
 		md->device = strdup(dev);
-		if (!md->device)
-			return -2;
+		md->component = strdup(comp);
 		m->ndevices++;
+		if (!md->device || !md->component)
+			return -2;
 	}
+	m->rows[m->nrows++] = (struct stats_mem_row){ d, v[0], v[1] };
 	if (v[1] >= md->final_mb)   /* final_mb: the device's total before this row */
 		md->allocs++;
 	else
@@ -418,7 +423,7 @@ static int add_alloc(struct stats_memory *m, const struct csv_table *t, size_t r
 static int load_mem_csv(const char *outdir, const struct mem_csv *c, struct stats_memory *m,
 			char *err, size_t errlen)
 {
-	int idx[5];
+	int idx[6];
 	struct csv_table t;
 	int rc = open_csv(outdir, c->name, &t, c->cols, idx, c->ncols, err, errlen);
 	if (rc != 0)
@@ -434,10 +439,11 @@ static int load_mem_csv(const char *outdir, const struct mem_csv *c, struct stat
 
 int stats_load_memory(const char *outdir, struct stats_memory *m, char *err, size_t errlen)
 {
-	static const char *const rcols[] = { "Timestamp(us)", "Total Allocated(MB)", "Device Type" };
+	static const char *const rcols[] = { "Timestamp(us)", "Total Allocated(MB)", "Device Type",
+		"Component" };
 	static const char *const acols[] = { "Name", "Size(KB)", "Allocation Time(us)",
 		"Duration(us)", "Device Type" };
-	static const struct mem_csv records = { "memory_record.csv", rcols, 3, room_records,
+	static const struct mem_csv records = { "memory_record.csv", rcols, 4, room_records,
 						add_record };
 	static const struct mem_csv allocs = { "operator_memory.csv", acols, 5, room_allocs,
 					       add_alloc };
@@ -455,8 +461,13 @@ int stats_load_memory(const char *outdir, struct stats_memory *m, char *err, siz
 
 void stats_memory_free(struct stats_memory *m)
 {
-	for (size_t i = 0; i < m->ndevices; i++)
+	for (size_t i = 0; i < m->ndevices; i++) {
 		free(m->devices[i].device);
+		free(m->devices[i].component);
+	}
+	free(m->rows);
+	free(m->steps);
+	free(m->ops);
 	for (size_t i = 0; i < m->nallocs; i++) {
 		free(m->allocs[i].name);
 		free(m->allocs[i].device);
@@ -471,7 +482,7 @@ int stats_load_op_calls(const char *outdir, const char *name, enum stats_where w
 {
 	static const char *const cols[] = { "Name", "Host Total Duration(us)",
 		"Host Self Duration(us)", "Device Total Duration(us)", "Input Shapes" };
-	int idx[5];
+	int idx[6];
 	struct csv_table t;
 	memset(c, 0, sizeof(*c));
 	int rc = open_csv(outdir, "operator_details.csv", &t, cols, idx, 5, err, errlen);

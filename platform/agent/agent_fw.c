@@ -1,9 +1,12 @@
 /*
- * The framework stream: operators that prof's Python hooks convert from
- * torch.profiler after each window, into raw/<pid>.<n>/fw.raw. Written
- * after the fact, so its timestamps are CLOCK_MONOTONIC ns given by the
- * caller, not ticks read now; one writer per process, behind a lock (the
- * hooks flush from whichever thread ends a window).
+ * The framework streams: operators that prof's Python hooks convert from
+ * torch.profiler after each window, into raw/<pid>.<n>/fw.raw, and with
+ * profile_memory the allocator's events into fwmem.raw (a stream of its
+ * own: each stream is read in file order, and a flush hands operators and
+ * memory events over as two time-ordered lists). Written after the fact,
+ * so their timestamps are CLOCK_MONOTONIC ns given by the caller, not
+ * ticks read now; one writer each per process, behind one lock (the hooks
+ * flush from whichever thread ends a window).
  */
 #include "agent.h"
 
@@ -14,24 +17,30 @@
 
 static pthread_mutex_t fw_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct raw_writer fw = { .fd = -1 };
-static int fw_failed;
+static struct raw_writer fwmem = { .fd = -1 };
+static int fw_failed, fwmem_failed;
 
-static int fw_open(void)
+static int fw_open_one(struct raw_writer *w, const char *file, const char *comm, int *failed)
 {
 	struct raw_writer_opts o = {
 		.clock = RAW_CLOCK_MONOTONIC, .kind = RAW_STREAM_FRAMEWORK,
 		.chunk_size = agent.chunk_size, .pid = agent.pid, .tid = 0,
-		.ppid = (int32_t)getppid(), .comm = "framework",
+		.ppid = (int32_t)getppid(), .comm = comm,
 		.budget_used = agent.budget_used, .budget_limit = agent.budget_limit,
 	};
 	int dirfd = agent_stream_dir();
-	int rc = dirfd < 0 ? -ENOENT : raw_writer_open(&fw, dirfd, "fw.raw", &o);
+	int rc = dirfd < 0 ? -ENOENT : raw_writer_open(w, dirfd, file, &o);
 	if (rc) {
-		fw_failed = 1;
-		agent_log("cannot open the framework stream: %s; operators are not recorded",
-			  strerror(-rc));
+		*failed = 1;
+		agent_log("cannot open the framework stream %s: %s; what it holds is not recorded",
+			  file, strerror(-rc));
 	}
 	return rc;
+}
+
+static int fw_open(void)
+{
+	return fw_open_one(&fw, "fw.raw", "framework", &fw_failed);
 }
 
 static uint32_t intern_opt(const char *s, uint64_t ts)
@@ -121,6 +130,48 @@ int prof_fw_ops(const void *buf, size_t len)
 	return done;
 }
 
+/* One event in prof_fw_memory's buffer (little-endian, packed). */
+struct fw_mem_head {
+	int32_t tid;
+	uint64_t ns;
+	int64_t bytes;           /* negative: a free */
+	uint64_t address;        /* 0: unknown */
+	int64_t total_allocated, total_reserved, total_active;   /* -1: unknown */
+	int16_t device_type, device_index;
+} __attribute__((packed));
+
+/* profile_memory: the allocator events of a flush, in time order, into
+ * fwmem.raw. Returns the events written, or -1 when none could be. */
+__attribute__((visibility("default")))
+int prof_fw_memory(const void *buf, size_t len)
+{
+	if (!agent.active || !buf || !agent_enter(0))
+		return -1;
+	const uint8_t *p = buf, *end = p + len;
+	int done = 0;
+	pthread_mutex_lock(&fw_lock);
+	if (!fwmem.hdr && (fwmem_failed ||
+			   fw_open_one(&fwmem, "fwmem.raw", "framework memory", &fwmem_failed))) {
+		pthread_mutex_unlock(&fw_lock);
+		agent_leave();
+		return -1;
+	}
+	for (; (size_t)(end - p) >= sizeof(struct fw_mem_head); p += sizeof(struct fw_mem_head)) {
+		struct fw_mem_head h;
+		memcpy(&h, p, sizeof h);
+		struct raw_fw_memory r = {
+			.bytes = h.bytes, .address = h.address, .total_allocated = h.total_allocated,
+			.total_reserved = h.total_reserved, .total_active = h.total_active,
+			.tid = h.tid, .device_type = h.device_type, .device_index = h.device_index,
+		};
+		if (raw_writer_emit(&fwmem, RAW_REC_FW_MEMORY, h.ns, &r, sizeof r) == 0)
+			done++;
+	}
+	pthread_mutex_unlock(&fw_lock);
+	agent_leave();
+	return done;
+}
+
 __attribute__((visibility("default")))
 void prof_fw_log(const char *msg)
 {
@@ -134,11 +185,14 @@ void agent_fw_finish(int async_safe)
 		/* A writer in the middle of a batch keeps its chunk: what it
 		 * committed is read, the rest was never committed. */
 		raw_writer_mark_closed(&fw);
+		raw_writer_mark_closed(&fwmem);
 		return;
 	}
 	pthread_mutex_lock(&fw_lock);
 	if (fw.hdr)
 		raw_writer_close(&fw);
+	if (fwmem.hdr)
+		raw_writer_close(&fwmem);
 	pthread_mutex_unlock(&fw_lock);
 }
 
@@ -155,6 +209,7 @@ void agent_fw_fork(enum agent_fork side)
 void agent_fw_forget(void)
 {
 	raw_writer_forget(&fw);
-	fw_failed = 0;
+	raw_writer_forget(&fwmem);
+	fw_failed = fwmem_failed = 0;
 	pthread_mutex_init(&fw_lock, NULL);
 }

@@ -177,13 +177,15 @@ class Sources(ProfTestCase):
             p = self.prof("run", *options, "--", "true", env=e)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(os.path.dirname(self.run_dir(p).run_dir), d[want], want)
-        # a key and its note: MindSpore's memory is noted, PROF_OPTIONS takes it back
+        # a key and its note: MindSpore's l2_cache is noted, PROF_OPTIONS takes it back
+        # (its memory, profile_memory, acts and has no note)
         p = self.prof("run", "-o", "out", "--", "true",
-                      env={"MS_PROFILER_OPTIONS": '{"memory": true}'})
+                      env={"MS_PROFILER_OPTIONS": '{"l2_cache": true}'})
         self.assertEqual(len(notes(p.stderr)), 1, p.stderr)
         p = self.prof("run", "-o", "out", "--", "true",
-                      env={"MS_PROFILER_OPTIONS": '{"memory": true}',
-                           "PROF_OPTIONS": '{"profile_memory": false}'})
+                      env={"MS_PROFILER_OPTIONS": '{"l2_cache": true}',
+                           "PROF_OPTIONS": '{"experimental_config": {"l2_cache": false}}'})
+        self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(notes(p.stderr), [])
 
     def test_bad_values_exit_2_before_launch(self):

@@ -176,7 +176,7 @@ class DeviceTasks(StatsCase):
 
     def test_memory_view(self):
         out = self.ok(self.run.run_dir, "--view", "memory")
-        self.assertIn("Device memory", out)
+        self.assertIn("Memory per component", out)
         self.assertIn("Largest allocations", out)
 
 

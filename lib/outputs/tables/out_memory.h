@@ -18,6 +18,17 @@
  * (empty when none); Size(KB) = bytes / 1024, three decimals; Active
  * Release Time and Active Duration equal Release Time and Duration.
  * MB = 2^20 bytes, three decimals. Memory follows the live allocations.
+ *
+ * profile_memory adds the framework allocator's events (out_sink.h's
+ * struct out_fw_mem, through out_memory_sink): memory_record.csv rows of
+ * Component "PTA" (Ascend's name for torch's allocator) with torch's
+ * totals (Reserved and Active empty where torch gave none; a total torch
+ * gave none of is the sum of the events seen), Stream Ptr empty, Device
+ * Type "CPU" or "CUDA:<index>", per process; operator_memory.csv rows
+ * named by the operator open on the allocating thread. An allocation is
+ * paired with its free by address (pid, device, address), or where torch
+ * gave no address by (pid, thread, device, size), the latest allocation
+ * first. The never freed come after the device's, by allocation time.
  */
 #ifndef PROF_OUT_MEMORY_H
 #define PROF_OUT_MEMORY_H
@@ -55,13 +66,19 @@ struct out_memory {
 	struct out_mem_total *totals;
 	size_t ntotals, captotals;
 	struct parse_idmap total_at;    /* vendor << 32 | device -> position in totals */
+	struct parse_idmap fwlive;      /* framework allocations: key -> chain of out_mem_fwlive */
+	size_t nfwlive;
 };
+
+struct out_fw_mem;
 
 int out_memory_open(struct out_memory *m, const char *dir, uint64_t base_mono_ns);
 /* One event. Returns the device's total after it; *bytes gets the bytes
  * allocated or freed (0 for a free of an allocation never seen and of
  * unknown size). */
 uint64_t out_memory_event(struct out_memory *m, const struct out_mem_event *e, uint64_t *bytes);
+/* One framework allocator event (profile_memory). */
+void out_memory_fw(struct out_memory *m, const struct out_fw_mem *e);
 /* Writes the allocations never freed and commits both files. */
 int out_memory_close(struct out_memory *m);
 void out_memory_abort(struct out_memory *m);

@@ -53,6 +53,8 @@ def main():
                     help="with --torch-profiler: its record_shapes=True")
     ap.add_argument("--with-stack", action="store_true",
                     help="with --torch-profiler: its with_stack=True")
+    ap.add_argument("--profile-memory", action="store_true",
+                    help="with --torch-profiler: its profile_memory=True")
     args = ap.parse_args()
 
     torch.manual_seed(0)
@@ -68,7 +70,7 @@ def main():
     if args.torch_profiler:
         from torch.profiler import ProfilerActivity, profile
         profiler = profile(activities=[ProfilerActivity.CPU], record_shapes=args.record_shapes,
-                           with_stack=args.with_stack)
+                           with_stack=args.with_stack, profile_memory=args.profile_memory)
         profiler.start()
 
     times, loss = [], None

@@ -58,6 +58,18 @@ def unpack_ops(buf):
     return out
 
 
+# prof_fw_memory's record (platform/agent/agent_fw.c, struct fw_mem_head):
+# tid, ns, bytes (negative: a free), address (0: unknown), total allocated,
+# reserved, active (-1: unknown), device type (c10's: 0 CPU, 1 CUDA),
+# device index (-1: the CPU).
+MEM_HEAD = struct.Struct("<iQqQqqqhh")
+
+
+def pack_memory(tid, ns, nbytes, addr, allocated, reserved, active, dev_type, dev_index):
+    """One allocator event for Agent.fw_memory."""
+    return MEM_HEAD.pack(tid, ns, nbytes, addr, allocated, reserved, active, dev_type, dev_index)
+
+
 class Agent:
     def __init__(self, lib):
         self._lib = lib
@@ -78,6 +90,11 @@ class Agent:
             self._fw_ops = lib.prof_fw_ops
             self._fw_ops.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
             self._fw_ops.restype = ctypes.c_int
+        # profile_memory's allocator events; None with an older agent
+        self._fw_memory = getattr(lib, "prof_fw_memory", None)
+        if self._fw_memory is not None:
+            self._fw_memory.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+            self._fw_memory.restype = ctypes.c_int
         self._log = getattr(lib, "prof_fw_log", None)
         if self._log is not None:
             self._log.argtypes, self._log.restype = [ctypes.c_char_p], None
@@ -91,6 +108,13 @@ class Agent:
     def fw_ops(self, buf):
         """Operators packed by pack_op, in one call; how many were written."""
         return max(self._fw_ops(buf, len(buf)), 0)
+
+    def fw_memory(self, buf):
+        """Allocator events packed by pack_memory, in time order; how many
+        were written (-1: this agent takes none)."""
+        if self._fw_memory is None:
+            return -1
+        return max(self._fw_memory(buf, len(buf)), 0)
 
     def state(self):
         """(PROF_FW_* flags of the step in progress, windows begun so far)."""

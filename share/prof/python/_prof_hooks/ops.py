@@ -33,6 +33,15 @@ The stop uses the profiler's raw results (torch.autograd._disable_profiler),
 not FunctionEvents: torch's own FunctionEvent parsing costs more than the
 rest of the collection together.
 
+Memory (profile_memory): the allocator's events torch recorded in the
+window go to the agent's fwmem.raw (agent.pack_memory), in time order on
+the same clock as the operators. Their address and the allocator's totals
+come from the profiler's event tree (experimental_event_tree(): torch 1.13
+and 2.x give ptr, alloc_size, total_allocated, total_reserved); a torch
+without it gives the "[memory]" events' size, device and thread only
+(address 0, totals -1: the parse keeps running totals). The operator of an
+event is found by the parse (the innermost operator open on its thread).
+
 Stepping aside: when the program starts a profiler of its own (aside.py
 sees it), ours stops first, sends what it has, and never starts again in
 this process; the reason goes to the agent log. Steps are still recorded.
@@ -49,7 +58,7 @@ import threading
 import time
 
 from . import agent as A
-from .agent import pack_op
+from .agent import pack_memory, pack_op
 from . import aside
 
 SYNC_NAME = "prof::clock_sync"
@@ -323,6 +332,7 @@ class Collector:
         flops_on = bool(detail & A.FLOPS) and hasattr(e0, "flops")
 
         recs = []
+        mem_events = []   # "[memory]" events, for a torch without the event tree
         memory = skipped = 0
         for e in events:
             if e is sync:
@@ -340,6 +350,7 @@ class Collector:
                 continue
             if name == MEMORY_EVENT:
                 memory += 1
+                mem_events.append((s, e))
                 continue
             if name.startswith(TORCH_NEXT):
                 continue   # the batch's span is prof's own (data.py): one, not two
@@ -368,9 +379,43 @@ class Collector:
             msg += ", %d unreadable (left out)" % skipped
         if no_stack:
             msg += ", %d with a call stack that is not UTF-8 (kept without it)" % no_stack
-        if memory:
-            msg += ", %d memory events not kept (no record for them yet)" % memory
+        if memory and detail & A.MEMORY:
+            msg += self._send_memory(result, mem_events, offset, keep_from, tids,
+                                      not hasattr(e0, "start_ns"))
+        elif memory:
+            msg += ", %d memory events not kept (profile_memory is off)" % memory
         self.agent.log(msg)
+
+    def _send_memory(self, result, mem_events, offset, keep_from, tids, in_us):
+        """profile_memory: the window's allocator events to the agent, in
+        time order; the log line's part about them."""
+        t0 = time.monotonic_ns()
+        recs, how = None, "event tree"
+        tree = getattr(result, "experimental_event_tree", None)
+        if tree is not None:
+            try:
+                recs = _tree_memory(tree(), offset, keep_from, tids, in_us)
+            except Exception as ex:   # fall back on the events' own fields
+                recs, how = None, "events (the event tree failed: %s)" % ex
+        if recs is None:
+            if how == "event tree":
+                how = "events (no event tree: no addresses, no totals)"
+            recs = []
+            for s, e in mem_events:
+                try:
+                    tid = e.start_thread_id()
+                    recs.append((s, tids.get(tid, -tid), e.nbytes(), 0, -1, -1, -1,
+                                 _dev_type(e.device_type()), _dev_index(e.device_index())))
+                except Exception:
+                    continue
+        recs.sort(key=lambda r: r[0])
+        buf = b"".join(pack_memory(tid, s, n, a, ta, tr, tv, dt, di)
+                       for s, tid, n, a, ta, tr, tv, dt, di in recs)
+        sent = self.agent.fw_memory(buf) if recs else 0
+        if sent < 0:
+            return ", %d memory events not kept (this agent takes none)" % len(recs)
+        return ", %d memory events sent from the %s in %.1f ms" % (
+            sent, how, (time.monotonic_ns() - t0) / 1e6)
 
     def _convert(self, e, name, s, end, tids, stacks, resource, shapes_on, stack_on, flops_on):
         """One operator, packed for the agent (agent.pack_op). A call stack that is not valid
@@ -427,6 +472,58 @@ class Collector:
             self.agent.log("notice: %d operators had a Python call stack that is not valid "
                            "UTF-8 (torchvision's imports make such): kept without their stack"
                            % self.no_stack)
+
+def _dev_type(t):
+    """c10::DeviceType as an int (0 CPU, 1 CUDA), from the enum torch gives."""
+    try:
+        return int(t)
+    except (TypeError, ValueError):
+        return {"CPU": 0, "CUDA": 1}.get(getattr(t, "name", ""), 0)
+
+
+def _dev_index(i):
+    """The device index: torch 1.13 gives the CPU's -1 as an unsigned 255."""
+    i = int(i)
+    return i - 256 if i > 127 else i
+
+
+def _tree_memory(roots, offset, keep_from, tids, in_us):
+    """The allocation events of the profiler's event tree (those of every
+    thread, at any depth) as (ns, tid, bytes, addr, allocated, reserved,
+    active, device type, device index); None when this torch's tree has
+    no allocation events to tell them by. An event inside an operator is
+    kept inside that operator's span as the operators are sent: torch 1.13
+    sends operators in whole microseconds (in_us) while the tree has ns, so
+    an allocation at the end of an aten::empty would fall just past it and
+    the parse would not find its operator."""
+    kind = getattr(getattr(sys.modules.get("torch"), "_C", None), "_profiler", None)
+    alloc_tag = getattr(getattr(kind, "_EventType", None), "Allocation", None)
+    if alloc_tag is None:
+        return None
+    out, todo = [], [(e, None) for e in reversed(roots)]
+    while todo:
+        e, span = todo.pop()
+        if e.tag != alloc_tag:
+            s0, s1 = e.start_time_ns, e.end_time_ns
+            if in_us:
+                s0, s1 = s0 // 1000 * 1000, (s0 // 1000 + (s1 - s0) // 1000) * 1000
+            span = (s0 + offset, s1 + offset)
+            todo.extend((c, span) for c in reversed(e.children))
+            continue
+        s = e.start_time_ns + offset
+        if span is not None:
+            s = max(span[0], min(s, max(span[0], span[1] - 1)))
+        if s < keep_from:
+            continue
+        f = e.extra_fields
+        dev = f.device
+        dtype = 1 if dev.type == "cuda" else 0
+        index = dev.index if dev.index is not None else -1
+        tid = e.start_tid
+        out.append((s, tids.get(tid, -tid), f.alloc_size, f.ptr & 0xFFFFFFFFFFFFFFFF,
+                    f.total_allocated, f.total_reserved, -1, dtype, index))
+    return out
+
 
 class _KinetoQuiet:
     """Kineto sets its log level from KINETO_LOG_LEVEL when it initialises,
