@@ -36,6 +36,8 @@ enum sim_rec_kind {
 	SIM_REC_API = 5,      /* a prof_sim_* call, on the calling thread */
 	SIM_REC_MALLOC = 6,
 	SIM_REC_FREE = 7,
+	SIM_REC_SYNC = 8,     /* the device waited for a stream (name "Stream Sync") or
+			       * for all of them ("Context Sync", stream 0) */
 };
 
 struct sim_record {

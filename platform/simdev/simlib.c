@@ -99,12 +99,27 @@ SIM_EXPORT void prof_sim_memset(prof_sim_stream *s, uint64_t bytes, uint64_t dur
 	work(s, SIM_REC_MEMSET, "prof_sim_memset", NULL, bytes, 0, duration_ns);
 }
 
+/* What the device did while the call waited, as CUPTI's synchronization
+ * records say it: the call's span, its correlation, the stream waited for. */
+static void sync_report(const struct sim_call *c, const char *kind, int device, int stream)
+{
+	struct sim_record r = {
+		.kind = SIM_REC_SYNC, .recorded = c->recorded, .start_ns = c->start_ns,
+		.end_ns = sim_now(), .correlation = c->correlation,
+		.device = device > 0 ? (uint32_t)device : 0, .stream = (uint32_t)stream,
+	};
+	snprintf(r.name, sizeof r.name, "%s", kind);
+	sim_report(&r);
+}
+
 SIM_EXPORT void prof_sim_stream_sync(prof_sim_stream *s)
 {
 	struct sim_call c;
 	sim_call_begin(&c);
-	if (s)
+	if (s) {
 		sim_stream_wait(s);
+		sync_report(&c, "Stream Sync", s->device, s->id);
+	}
 	sim_call_end(&c, "prof_sim_stream_sync", s ? s->device : 0);
 }
 
@@ -113,6 +128,7 @@ SIM_EXPORT void prof_sim_device_sync(void)
 	struct sim_call c;
 	sim_call_begin(&c);
 	sim_streams_wait_all();
+	sync_report(&c, "Context Sync", 0, 0);
 	sim_call_end(&c, "prof_sim_device_sync", 0);
 }
 

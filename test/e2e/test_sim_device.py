@@ -45,19 +45,21 @@ GCC_ASAN_BUILD = "libasan.so" in subprocess.run(["ldd", PROF], capture_output=Tr
 
 def dev_records(steps, created=True, destroyed=True):
     """Records sim_work writes to dev.raw when `steps` steps are recorded:
-    its strings, one DEV_INFO, and per step 9 API calls, 4 activities, 1
-    collective, 2 memory records; 2 API calls to create the streams and 2
-    to destroy them when those are recorded."""
+    its strings, one DEV_INFO, and per step 9 API calls, 4 activities, 2
+    stream syncs (the device's side, as CUPTI reports it), 1 collective, 2
+    memory records; 2 API calls to create the streams and 2 to destroy them
+    when those are recorded."""
     strings = {"prof sim device", "prof_sim_malloc", "prof_sim_kernel",
                "prof_sim_collective", "prof_sim_memcpy", "prof_sim_memset", "sim_gemm",
-               "sim_relu", "sim_allreduce", "tp0", "0", "prof_sim_stream_sync", "prof_sim_free"}
+               "sim_relu", "sim_allreduce", "tp0", "0", "prof_sim_stream_sync", "prof_sim_free",
+               "Stream Sync"}
     apis = 9 * steps
     for recorded, name in ((created, "prof_sim_stream_create"),
                            (destroyed, "prof_sim_stream_destroy")):
         if recorded:
             strings.add(name)
             apis += 2
-    return len(strings) + 1 + apis + steps * (4 + 1 + 2)
+    return len(strings) + 1 + apis + steps * (4 + 2 + 1 + 2)
 
 
 def us(cell):
@@ -157,11 +159,12 @@ class RawDeviceStream(ProfTestCase):
     def test_fork_child_has_its_own_stream(self):
         with_dev, without = self.run_pair(cmd=[workload("sim_fork")])
         self.assertEqual(with_dev.rc, 0, with_dev.stderr)
-        # parent: 5 strings, create, kernel, sync, DEV_INFO, parent_k;
-        # child: 5 strings, create, 2 kernels, device sync, DEV_INFO, 2 child_k
+        # parent: 6 strings, create, kernel, sync, DEV_INFO, parent_k, its sync;
+        # child: 6 strings, create, 2 kernels, device sync, DEV_INFO, 2 child_k,
+        # its sync
         # (counted in dev.raw: the program records nothing on the host, so
         # only the device run has thread streams, for each image's record)
-        self.assertEqual(dev_raw_records(with_dev), 10 + 12)
+        self.assertEqual(dev_raw_records(with_dev), 12 + 14)
         self.assertEqual(self.records(without), 0)
         p, streams = self.parse_v(with_dev)
         dev = [l for l in streams if "/dev.raw:" in l]
@@ -174,8 +177,27 @@ class RawDeviceStream(ProfTestCase):
         lib = os.path.join(BUILD, "lib", "libprof_sim.so")
         with_dev, without = self.run_pair(cmd=[PYTHON, os.path.join(SRC, "test", "workloads", "sim_ctypes.py"), lib])
         self.assertEqual(with_dev.rc, 0, with_dev.stderr)
-        # 5 strings, create, 3 launches, sync, DEV_INFO, 3 kernels
-        self.assertEqual(dev_raw_records(with_dev), 5 + 9)
+        # 6 strings, create, 3 launches, sync, DEV_INFO, 3 kernels, the sync's
+        self.assertEqual(dev_raw_records(with_dev), 6 + 10)
+
+
+class Syncs(ProfTestCase):
+    def test_sync_events_as_kineto_writes_them(self):
+        run = self.prof_run([workload("sim_work"), "2"])
+        self.assertEqual(run.rc, 0, run.stderr)
+        trace = run.trace()
+        calls = {e["args"]["correlation"]: e for e in events(trace, ph="X", cat="cuda_runtime")
+                 if e["name"] == "cudaStreamSynchronize"}
+        syncs = events(trace, ph="X", cat="cuda_sync")
+        self.assertEqual(len(syncs), len(calls))
+        self.assertEqual(len(syncs), 4)   # two streams a step
+        for e in syncs:
+            a = e["args"]
+            self.assertEqual((e["name"], a["cuda_sync_kind"]), ("Stream Sync", "Stream Sync"))
+            call = calls[a["correlation"]]   # the call it waited in, by correlation
+            self.assertGreaterEqual(float(e["ts"]) + 0.001, float(call["ts"]))
+            self.assertEqual(e["pid"], 0)
+            self.assertIn(a["stream"], (1, 2))
 
 
 class GpuUserAnnotation(ProfTestCase):

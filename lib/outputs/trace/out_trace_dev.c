@@ -31,12 +31,23 @@ static char *ext_at(char *p, const struct out_dev_link *l)
 }
 
 /* A task's first args: "External id", "device", "stream", "correlation". */
-static char *link_at(char *p, uint32_t device, uint32_t stream, const struct out_dev_link *l)
+/* A string value (null for NULL), in place. */
+static char *str_at(struct jo *j, char *p, const char *s)
+{
+	if (!s)
+		return JO_LIT(p, "null");
+	*p++ = '"';
+	p = jo_cstr_at(j, p, s);
+	*p++ = '"';
+	return p;
+}
+
+static char *link_at(char *p, uint32_t device, int64_t stream, const struct out_dev_link *l)
 {
 	p = JO_LIT(ext_at(p, l), "\"device\":");
 	p += jo_fmt_uint(p, device);
 	p = JO_LIT(p, ",\"stream\":");
-	p += jo_fmt_uint(p, stream);
+	p += jo_fmt_int(p, stream);
 	p = JO_LIT(p, ",\"correlation\":");
 	return p + jo_fmt_uint(p, l->correlation);
 }
@@ -57,7 +68,15 @@ void out_trace_activity(struct out_trace *t, const struct raw_dev_activity *a, c
 {
 	uint64_t end = a->end > start_ns ? a->end : start_ns;
 	char *p = out_trace_x_at(t, cat, name, a->device, tid, start_ns, end);
-	p = link_at(JO_LIT(p, ",\"args\":{"), a->device, a->stream, l);
+	/* a sync that waited for no one stream says stream -1, as Kineto's do
+	 * (HTA's critical path takes a Context or Event Sync only so) */
+	int whole = a->kind == RAW_DEV_SYNC && name &&
+		    (strcmp(name, "Context Sync") == 0 || strcmp(name, "Event Sync") == 0);
+	p = link_at(JO_LIT(p, ",\"args\":{"), a->device, whole ? -1 : (int64_t)a->stream, l);
+	if (a->kind == RAW_DEV_SYNC) {
+		p = JO_LIT(p, ",\"cuda_sync_kind\":");
+		p = str_at(&t->j, p, name);
+	}
 	if (a->kind == RAW_DEV_MEMCPY || a->kind == RAW_DEV_MEMSET) {
 		p = JO_LIT(p, ",\"bytes\":");
 		p += jo_fmt_uint(p, a->bytes);
@@ -76,16 +95,6 @@ void out_trace_activity(struct out_trace *t, const struct raw_dev_activity *a, c
 	out_trace_line_end(t, JO_LIT(p, "}}"));
 }
 
-/* A string value (null for NULL), in place. */
-static char *str_at(struct jo *j, char *p, const char *s)
-{
-	if (!s)
-		return JO_LIT(p, "null");
-	*p++ = '"';
-	p = jo_cstr_at(j, p, s);
-	*p++ = '"';
-	return p;
-}
 
 static const char *coll_name(uint32_t op)
 {

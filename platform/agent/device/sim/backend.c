@@ -73,7 +73,8 @@ static void sim_emit_activity(const struct sim_record *r, uint32_t kind)
 		.copy_kind = kind == RAW_DEV_MEMCPY ? sim_copy_kind(r->copy_kind) : RAW_COPY_UNKNOWN,
 	};
 	/* Copies and sets are named by the outputs, from their kind. */
-	dev_sink_activity(r->start_ns, &a, kind == RAW_DEV_KERNEL ? r->name : NULL);
+	dev_sink_activity(r->start_ns, &a,
+			  kind == RAW_DEV_KERNEL || kind == RAW_DEV_SYNC ? r->name : NULL);
 }
 
 static void sim_emit_collective(const struct sim_record *r)
@@ -111,6 +112,7 @@ static void sim_emit(const struct sim_record *r)
 	case SIM_REC_KERNEL: sim_emit_activity(r, RAW_DEV_KERNEL); break;
 	case SIM_REC_MEMCPY: sim_emit_activity(r, RAW_DEV_MEMCPY); break;
 	case SIM_REC_MEMSET: sim_emit_activity(r, RAW_DEV_MEMSET); break;
+	case SIM_REC_SYNC: sim_emit_activity(r, RAW_DEV_SYNC); break;
 	case SIM_REC_COLLECTIVE: sim_emit_collective(r); break;
 	case SIM_REC_API: sim_emit_api(r); return;   /* the host's: no device info */
 	case SIM_REC_MALLOC:
