@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "launcher/embed_cache.h"
 #include "prof_build.h"
 
 struct prof_cmd {
@@ -40,6 +41,23 @@ static void usage(FILE *out)
 static void version(void)
 {
 	printf("prof %s\nfeatures: %s\n", PROF_VERSION, PROF_FEATURES);
+	const struct embed_table *t = embed_table();
+	if (!t) {
+		printf("build: dynamic (agent and share files beside bin/prof)\n");
+		return;
+	}
+	size_t bytes = 0, py = 0;
+	printf("build: static %s (libraries linked in: %s)\nembedded:", t->build_id,
+	       PROF_STATIC_LIBS);
+	for (size_t i = 0; i < t->n; i++) {
+		bytes += t->files[i].size;
+		if (strncmp(t->files[i].path, "share/prof/python/", 18) == 0)
+			py++;
+		else
+			printf(" %s", t->files[i].path);
+	}
+	printf(" share/prof/python (%zu files); %zu bytes, unpacked into "
+	       "$XDG_CACHE_HOME/prof/%s on first use\n", py, bytes, t->build_id);
 }
 
 /* Output that could not be written is an error, as in git and perf: a

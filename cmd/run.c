@@ -34,6 +34,7 @@
 #include "common/agent_env.h"
 #include "common/fsutil.h"
 #include "config/config.h"
+#include "launcher/embed_cache.h"
 #include "launcher/launcher_device.h"
 #include "launcher/procfs.h"
 #include "launcher/sampler.h"
@@ -331,6 +332,8 @@ static int run_resolve(struct run_ctx *r)
 static int run_find_files(struct run_ctx *r)
 {
 	int rc = selfpath_agent(&r->agent);
+	if (rc && embed_table() && !r->agent)
+		return -1;  /* the cache was refused: said */
 	if (rc) {
 		fprintf(stderr, "prof: agent library %s: %s (is prof installed completely?)\n",
 			r->agent ? r->agent : SELFPATH_AGENT_REL, strerror(-rc));
@@ -341,6 +344,13 @@ static int run_find_files(struct run_ctx *r)
 	if (selfpath_python_dir(&r->pydir) != 0) {
 		free(r->pydir);
 		r->pydir = NULL;
+	}
+	/* A static build's Python package is in the cache, with no bin/prof
+	 * beside it: it learns where prof is from PROF_EXE (prof/_runtime.py). */
+	char *exe;
+	if (embed_table() && selfpath_exe(&exe) == 0) {
+		setenv("PROF_EXE", exe, 1);
+		free(exe);
 	}
 	return 0;
 }

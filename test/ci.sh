@@ -2,6 +2,9 @@
 # The test stages, in order; the README's test command (and so .ci/run)
 # runs them all:
 #   quick  the normal build (build/) and the whole ctest suite
+#   static the one-file build (build-static/, -DPROF_STATIC=ON: static
+#          libraries from .ci/static-deps.sh, the agent and Python files
+#          embedded) and its test, e2e.test_static
 #   fuzz   the libFuzzer harnesses (build-fuzz/, CC=clang -DPROF_FUZZ=ON),
 #          each for PROF_FUZZ_SECONDS (default 60); fails on any crash,
 #          hang, leak or sanitizer report (test/fuzz/run.sh)
@@ -9,17 +12,17 @@
 #   tsan   the agent's concurrency tests (exit, fork, signal handlers,
 #          threads, kill matrix, stress) built with -DPROF_SANITIZE_THREAD=ON
 #          (build-tsan/); fails on any ThreadSanitizer report
-#   test/ci.sh [quick|fuzz|asan|tsan ...]    (no stage: all four)
+#   test/ci.sh [quick|static|fuzz|asan|tsan ...]    (no stage: all five)
 set -eu
 cd "$(dirname "$0")/.."
-stages=${*:-quick fuzz asan tsan}
+stages=${*:-quick static fuzz asan tsan}
 tsan_tests='e2e\.test_(agent_exit|agent_reentry|agent_footprint|agent_tx|kill_matrix|stress)$'
 secs=${PROF_FUZZ_SECONDS:-60}
 for s in $stages; do
 	case $s in
-	quick | fuzz | asan | tsan) ;;
+	quick | static | fuzz | asan | tsan) ;;
 	*)
-		echo "usage: $0 [quick|fuzz|asan|tsan ...]" >&2
+		echo "usage: $0 [quick|static|fuzz|asan|tsan ...]" >&2
 		exit 2
 		;;
 	esac
@@ -36,6 +39,12 @@ for s in $stages; do
 		cmake -S . -B build
 		cmake --build build -j2
 		ctest --test-dir build --output-on-failure -j2
+		;;
+	static)
+		stage "static: build-static/ (-DPROF_STATIC=ON) + e2e.test_static"
+		cmake -S . -B build-static -DPROF_STATIC=ON
+		cmake --build build-static -j2 --target prof
+		ctest --test-dir build-static --output-on-failure -R 'e2e\.test_static$'
 		;;
 	fuzz)
 		stage "fuzz: build-fuzz/, ${secs}s per harness"

@@ -2,6 +2,8 @@
  * Where prof's own files are: the build tree and every install prefix share
  * one layout (bin/prof, lib/prof/libprof_agent.so, share/prof/python), so
  * everything is found relative to /proc/self/exe and no flag is needed.
+ * A static build (-DPROF_STATIC=ON) carries these files inside itself and
+ * finds them in its cache instead (launcher/embed_cache.h).
  */
 #ifndef PROF_SELFPATH_H
 #define PROF_SELFPATH_H
@@ -11,11 +13,16 @@
 #define SELFPATH_AGENT_REL  "../lib/prof/libprof_agent.so"
 #define SELFPATH_PYTHON_REL "../share/prof/python"
 
+/* The running executable (absolute), malloc'd. 0 or -errno. */
+int selfpath_exe(char **out);
+
 /* The directory holding the running executable, malloc'd. 0 or -errno. */
 int selfpath_exe_dir(char **out);
 
 /* The agent library (absolute, normalised), malloc'd. -ENOENT when it is
- * not installed next to prof; `*out` then holds the path looked for. */
+ * not installed next to prof; `*out` then holds the path looked for. In a
+ * static build, -EACCES with `*out` NULL when the cache was refused or
+ * could not be written (said on stderr). */
 int selfpath_agent(char **out);
 
 /* share/prof/python (absolute, normalised), malloc'd. -ENOENT as above. */

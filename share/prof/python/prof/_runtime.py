@@ -26,7 +26,10 @@ import time
 
 _PKG = os.path.dirname(os.path.abspath(__file__))
 PYTHON_DIR = os.path.dirname(_PKG)
-PROF_EXE = os.path.normpath(os.path.join(PYTHON_DIR, "..", "..", "..", "bin", "prof"))
+# A static prof runs its package from its cache, with no bin/ beside it, and
+# says where it is in PROF_EXE (cmd/run.c).
+PROF_EXE = os.environ.get("PROF_EXE") or os.path.normpath(
+    os.path.join(PYTHON_DIR, "..", "..", "..", "bin", "prof"))
 
 # PROF_FW_* bits of prof_fw_state() (lib/common/agent_env.h)
 FW_RECORDING = 0x01
