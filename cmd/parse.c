@@ -23,7 +23,7 @@ static void parse_usage(FILE *out)
 	fprintf(out,
 		"usage: prof parse [-v] [-q] [-j N] [--archive FORMAT] [--export-type text|db|text,db]\n"
 		"       [--step-list N,..] [--timeline-limit MB] [--data-simplification]\n"
-		"       [--pretty] [--gzip] [-h] RUN_DIR|CLUSTER_DIR|ARCHIVE\n\n"
+		"       [--pretty] [--gzip] [--no-report] [-h] RUN_DIR|CLUSTER_DIR|ARCHIVE\n\n"
 		"Reads RUN_DIR/raw/ (what `prof run` recorded, also after a crash) and\n"
 		"writes RUN_DIR/PROFILER_OUTPUT/: trace_view.json (the timeline),\n"
 		"step_trace_time.csv, operator_details.csv, op_statistic.csv,\n"
@@ -67,6 +67,7 @@ static void parse_usage(FILE *out)
 		"  --data-simplification  delete raw/ after a parse that read everything\n"
 		"  --pretty       write trace_view.json indented\n"
 		"  --gzip         write trace_view.json.gz instead of trace_view.json\n"
+		"  --no-report    write no report.html (key report; a cluster's too)\n"
 		"  -h, --help     show this help\n\n"
 		"Exit status:\n"
 		"  0  everything was read and the outputs written\n"
@@ -175,6 +176,7 @@ static int parse_cfg_opt(struct prof_config *cfg, int c, const char *arg)
 		{ 'D', "--data-simplification", "data_simplification", "true" },
 		{ 'P', "--pretty", "pretty", "true" },
 		{ 'Z', "--gzip", "gzip", "true" },
+		{ 'N', "--no-report", "report", "false" },
 	};
 	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
 		if (m[i].c != c)
@@ -253,6 +255,7 @@ static int parse_args(int argc, char **argv, struct parse_opts *o, struct parse_
 		{ "data-simplification", no_argument, NULL, 'D' },
 		{ "pretty", no_argument, NULL, 'P' },
 		{ "gzip", no_argument, NULL, 'Z' },
+		{ "no-report", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct prof_config cfg;

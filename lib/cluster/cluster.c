@@ -460,6 +460,14 @@ enum parse_status cluster_parse_with(const char *dir, char **runs, size_t nruns,
 	    (rc = cluster_write_hta(out, &c)) == 0 &&
 	    (rc = cluster_slow_analyse(&c, &s)) == 0)
 		rc = cluster_write_slow(out, &c, &s);
+	if (!rc && out) {   /* a page that could not be written is said; the analysis stands */
+		char *page = fs_join(out, "report.html");
+		if (page)
+			unlink(page);
+		free(page);
+		if (!o->no_report)
+			cluster_write_report(out, &c, &s, o->log);
+	}
 	if (!ok) {
 		fprintf(o->log, "prof parse: %s: no run could be parsed\n", dir);
 		res = PARSE_FAILED;

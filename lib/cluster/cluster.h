@@ -90,6 +90,11 @@ void cluster_slow_free(struct cluster_slow *s);
 int cluster_write_slow(const char *out_dir, const struct cluster *c,
 		       const struct cluster_slow *s);
 
+/* out_dir/report.html: each rank's mean step with the slow ranks marked,
+ * and the findings (lib/report). 0 or -errno (said on log). */
+int cluster_write_report(const char *out_dir, const struct cluster *c,
+			 const struct cluster_slow *s, FILE *log);
+
 /* Merges the ranks' communication_matrix.json into
  * cluster_communication_matrix.json, local ranks mapped to global ones
  * through the groups' rank lists found in trace_view.json. 0 or -errno. */

@@ -104,6 +104,8 @@ static const struct cfg_key cfg_keys[] = {
 	  "parse only these steps (default every step)", false },
 	{ "pretty", T_BOOL, OFF(pretty), 0, 0, NULL, "boolean",
 	  "write trace_view.json indented", false },
+	{ "report", T_BOOL, OFF(report), 0, 0, NULL, "boolean",
+	  "write PROFILER_OUTPUT/report.html after the parse (default true)", false },
 	{ "gzip", T_BOOL, OFF(gzip), 0, 0, NULL, "boolean",
 	  "write trace_view.json.gz instead of trace_view.json", false },
 	{ "storage_limit", T_UINT, OFF(storage_limit_mb), 0, MB_MAX, NULL, "integer MB, 0 = none",
@@ -147,6 +149,7 @@ void cfg_defaults(struct prof_config *c)
 	c->export_type = CFG_EXPORT_TEXT;
 	c->profiler_level = CFG_LEVEL_0;
 	c->msprof_tx = true;
+	c->report = true;
 	c->host_sys = CFG_HOST_CPU | CFG_HOST_MEM;
 	c->sampling_interval_ms = 20;
 }

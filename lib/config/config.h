@@ -52,6 +52,7 @@ struct prof_config {
 	uint32_t timeline_limit_mb;   /* 0: none */
 	char *step_list;              /* NULL: every step; else "3,4,5" (checked) */
 	bool pretty;                  /* indented trace_view.json */
+	bool report;                  /* PROFILER_OUTPUT/report.html (default true) */
 	bool gzip;                    /* trace_view.json.gz instead */
 	uint32_t storage_limit_mb;    /* 0: none */
 	uint32_t host_sys;            /* CFG_HOST_* ; CPU|MEM */

@@ -36,6 +36,7 @@ struct parse_opts {
 	uint64_t timeline_limit;       /* bytes of trace_view.json; 0: none */
 	int data_simplification;       /* delete raw/ after a clean parse */
 	int pretty;                    /* indented trace_view.json */
+	int no_report;                 /* no PROFILER_OUTPUT/report.html (key report false) */
 	int gzip;                      /* trace_view.json.gz instead */
 	int progress;                  /* a progress bar on `log` may be drawn
 					* (the caller checked it is a terminal) */

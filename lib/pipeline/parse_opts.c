@@ -11,6 +11,7 @@ void parse_opts_outputs(struct parse_opts *o, const struct prof_config *c)
 			 (c->export_type & CFG_EXPORT_DB ? PARSE_EXPORT_DB : 0);
 	o->timeline_limit = (uint64_t)c->timeline_limit_mb << 20;
 	o->pretty = c->pretty;
+	o->no_report = !c->report;
 	o->gzip = c->gzip;
 }
 

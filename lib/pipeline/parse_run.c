@@ -29,6 +29,7 @@
 #include "ingest/parse_info.h"
 #include "ingest/parse_merge.h"
 #include "model/parse_model.h"
+#include "report/report.h"
 #include "ingest/parse_rank.h"
 
 #define OUTPUT_DIR "PROFILER_OUTPUT"
@@ -650,6 +651,11 @@ static int post_process(struct run *u)
 	}
 	if (!rc && o->steps)
 		rc = export_csv_filter(u->out_dir, u->spans, u->nspans, o->steps, o->nsteps);
+	/* report.html reads the CSVs as they are kept; a page that could not
+	 * be written is said, and the parse stands */
+	unlink_in(u->out_dir, "report.html");
+	if (!rc && !o->no_report)
+		report_write_run(u->out_base, u->out_dir, o->log);
 	/* an earlier parse's other formats must not pass for this one's */
 	if (!(ex & PARSE_EXPORT_DB))
 		unlink_in(u->out_dir, "profiler.db");

@@ -1,0 +1,104 @@
+/* cluster_analysis_output/report.html: each rank's typical step as
+ * step_trace_time.csv splits it, the slow ranks marked, and the findings
+ * of the whole cluster (report_rules.c). */
+#include "cluster/cluster.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "report/report.h"
+
+/* A rank's mean step: Computing, Communication(Not Overlapped), Free,
+ * Other (the rest of Preparing + Stage + Bubble). */
+static void rank_mean(const struct cluster_rank *r, double out[4])
+{
+	out[0] = out[1] = out[2] = out[3] = 0;
+	for (size_t i = 0; i < r->nsteps; i++) {
+		const double *v = r->steps[i].v;
+		double total = v[CLUSTER_PREPARING] + v[CLUSTER_STAGE] + v[CLUSTER_BUBBLE];
+		double other = total - v[CLUSTER_COMPUTING] - v[CLUSTER_COMM_NOT_OVERLAPPED] -
+			       v[CLUSTER_FREE];
+		out[0] += v[CLUSTER_COMPUTING];
+		out[1] += v[CLUSTER_COMM_NOT_OVERLAPPED];
+		out[2] += v[CLUSTER_FREE];
+		out[3] += other > 0 ? other : 0;
+	}
+	for (int k = 0; k < 4 && r->nsteps; k++)
+		out[k] /= (double)r->nsteps;
+}
+
+static void slow_table(struct strbuf *sb, const struct cluster_slow *s)
+{
+	if (!s->nslow) {
+		sb_puts(sb, "<p>No rank is slower than the others (the rule: a rank's median "
+			"step more than 10% and 1 ms above the ranks' median, per phase).</p>\n");
+		return;
+	}
+	sb_puts(sb, "<table><tr><th>Rank</th><th>Phase</th><th>Its median (ms)</th>"
+		"<th>Ranks' median (ms)</th><th>Above (%)</th></tr>\n");
+	for (size_t i = 0; i < s->nslow; i++) {
+		const struct cluster_verdict *v = &s->slow[i];
+		sb_printf(sb, "<tr><td>%d</td><td>%s</td><td>%.3f</td><td>%.3f</td><td>%.1f</td>"
+			  "</tr>\n", v->rank, cluster_phase_name[v->phase], v->value / 1000,
+			  v->median / 1000, v->pct);
+	}
+	sb_puts(sb, "</table>\n");
+}
+
+int cluster_write_report(const char *out_dir, const struct cluster *c,
+			 const struct cluster_slow *s, FILE *log)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct report_facts f;
+	size_t n = c->n ? c->n : 1;
+	double *v = calloc(4 * n, sizeof *v);
+	char (*lab)[24] = calloc(n, sizeof *lab);
+	const char **labels = calloc(n, sizeof *labels);
+	int *mark = calloc(n, sizeof *mark);
+	if (!v || !lab || !labels || !mark) {
+		free(v); free(lab); free(labels); free(mark);
+		return -12;
+	}
+	report_facts_init(&f);
+	f.device_us = f.free_us = f.comm_exposed_us = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		double m[4];
+		rank_mean(&c->ranks[i], m);
+		for (int k = 0; k < 4; k++)
+			v[k * n + i] = m[k] / 1000;
+		f.device_us += m[0] + m[1] + m[2] + m[3];
+		f.free_us += m[2];
+		f.comm_exposed_us += m[1];
+		snprintf(lab[i], sizeof lab[i], "rank %d", c->ranks[i].rank);
+		labels[i] = lab[i];
+		for (size_t j = 0; j < s->nslow; j++)
+			mark[i] |= s->slow[j].rank == c->ranks[i].rank;
+	}
+	for (size_t j = 0; j < s->nslow; j++)
+		if (isnan(f.slow_pct) || s->slow[j].pct > f.slow_pct) {
+			f.slow_pct = s->slow[j].pct;
+			f.slow_rank = s->slow[j].rank;
+			f.slow_phase = cluster_phase_name[s->slow[j].phase];
+		}
+	struct report_finding found[16];
+	size_t nf = report_findings(&f, found, 16);
+	report_html_begin(&sb, "prof cluster report");
+	sb_printf(&sb, "<p>%zu ranks. Each rank's own report is its "
+		  "PROFILER_OUTPUT/report.html.</p>\n", c->n);
+	report_html_findings(&sb, found, nf);
+	sb_puts(&sb, "<h2>Each rank's mean step</h2>\n");
+	struct report_series ser[] = {
+		{ "Computing", "#4c78a8", v }, { "Communication (not overlapped)", "#e45756", v + n },
+		{ "Free (device idle)", "#bab0ac", v + 2 * n },
+		{ "Other (host before the device starts)", "#f2cf5b", v + 3 * n } };
+	report_svg_bars(&sb, "Mean step per rank, as cluster_step_trace_time.csv splits it "
+			"(slow ranks in red)", "ms", labels, c->n, ser, 4, mark);
+	sb_puts(&sb, "<h2>Slow ranks</h2>\n");
+	slow_table(&sb, s);
+	report_html_end(&sb);
+	int rc = report_html_save(&sb, out_dir, log);
+	sb_free(&sb);
+	free(v); free(lab); free(labels); free(mark);
+	return rc;
+}

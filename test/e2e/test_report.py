@@ -1,0 +1,121 @@
+"""PROFILER_OUTPUT/report.html: written by every parse (key report, prof
+parse --no-report), one self-contained file (no script, nothing fetched,
+under 2 MB), for a device run (sim_work), a CPU-only run (tx_steps) and
+several ranks (cluster_analysis_output/report.html, the slow rank marked).
+With /usr/bin/chromium present, headless Chromium opens it from disk: the
+charts are in the rendered DOM and the console has no error."""
+import glob
+import json
+import os
+import re
+import subprocess
+import unittest
+
+from proftest import PROF, ProfTestCase, workload
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+class Report(ProfTestCase):
+    def page(self, path):
+        self.assertTrue(os.path.isfile(path), path)
+        self.assertLess(os.path.getsize(path), 2 << 20)
+        with open(path, encoding="utf-8") as f:
+            html = f.read()
+        self.assertIsNone(re.search(r"https?://", html))
+        self.assertNotIn("<script", html)
+        self.assertNotIn("<link", html)
+        self.assertTrue(html.startswith("<!DOCTYPE html>"))
+        self.assertTrue(html.rstrip().endswith("</html>"))
+        return html
+
+    def test_device_run(self):
+        r = self.prof_run([workload("sim_work")])
+        self.assertEqual(r.rc, 0, r.stderr)
+        html = self.page(r.output("report.html"))
+        self.assertIn("sim_work", html)                  # the command
+        self.assertIn("Exit status</dt><dd>0", html)
+        self.assertIn("Step time per step", html)
+        self.assertIn("Computing", html)
+        self.assertIn("Device kernels and tasks", html)
+        self.assertGreaterEqual(html.count("<svg"), 2)
+        # sim_work's collective is not overlapped: the rule fires with its number
+        rows = r.csv_rows("step_trace_time.csv")
+        head = rows[0]
+        comm = sum(float(x[head.index("Communication(Not Overlapped)")]) for x in rows[1:])
+        total = sum(float(x[head.index("Stage")]) + float(x[head.index("Bubble")]) +
+                    float(x[head.index("Preparing")]) for x in rows[1:])
+        pct = 100 * comm / total
+        if pct > 10:
+            self.assertIn("Communication not overlapped with compute takes %.1f%%" % pct, html)
+        else:
+            self.assertNotIn("rule communication", html)
+        self.browser(r.output("report.html"))
+        # --no-report: an earlier page goes too
+        p = subprocess.run([PROF, "parse", "-q", "--no-report", r.run_dir],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse(os.path.exists(r.output("report.html")))
+
+    def test_cpu_only_run(self):
+        r = self.prof_run([workload("tx_steps"), "4", "5"])
+        self.assertEqual(r.rc, 0, r.stderr)
+        html = self.page(r.output("report.html"))
+        self.assertIn("Step (host only: no device)", html)
+        self.assertIn("User ranges, by self time", html)
+        self.assertIn("<td>work</td>", html)
+        # no device: the device rules must not fire
+        self.assertNotIn("rule device_idle", html)
+        self.assertNotIn("rule communication", html)
+        self.assertIn("Host CPU over time", html)
+        # the key turns it off for prof run too
+        r = self.prof_run([workload("tx_steps"), "2", "1"], env={"PROF_OPTIONS": json.dumps({"report": False})},
+                        out=os.path.join(self.tmp, "off"))
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertFalse(os.path.exists(r.output("report.html")))
+
+    def test_ranks(self):
+        loop = ("for r in 0 1 2 3; do RANK=$r WORLD_SIZE=4 %s 3 2 free & done; wait"
+                % workload("sim_ranks"))
+        env = dict(os.environ)
+        env.pop("RANK", None)
+        env.pop("WORLD_SIZE", None)
+        out = os.path.join(self.tmp, "out")
+        p = subprocess.run([PROF, "run", "-o", out, "--sampling-interval", "0", "--",
+                            "sh", "-c", loop], capture_output=True, text=True, env=env,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        run_dir = glob.glob(os.path.join(out, "*_prof"))[0]
+        html = self.page(os.path.join(run_dir, "cluster_analysis_output", "report.html"))
+        self.assertIn("4 ranks", html)
+        self.assertIn("rank 2 slow</text>", html)        # the bar marked
+        self.assertIn("rule slow_rank", html)
+        for r in range(4):
+            self.page(os.path.join(run_dir, "rank_%d" % r, "PROFILER_OUTPUT", "report.html"))
+        self.page(os.path.join(run_dir, "PROFILER_OUTPUT", "report.html"))
+        self.browser(os.path.join(run_dir, "cluster_analysis_output", "report.html"))
+
+    def browser(self, path):
+        if not os.path.exists(CHROMIUM):
+            return
+        shot = os.path.join(self.tmp, "shot.png")
+        base = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--user-data-dir=" + os.path.join(self.tmp, "chromium"),
+                "--enable-logging=stderr", "--v=0"]
+        p = subprocess.run(base + ["--dump-dom", "file://" + path], capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        self.assertGreaterEqual(p.stdout.count("<svg"), 1, p.stdout[:2000])
+        self.assertIn("<rect", p.stdout)
+        self.assertNotIn("Uncaught", p.stderr)
+        self.assertNotIn("ERROR:CONSOLE", p.stderr)
+        p = subprocess.run(base + ["--screenshot=" + shot, "--window-size=1200,2000",
+                                   "file://" + path], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        self.assertGreater(os.path.getsize(shot), 10000)
+        self.assertNotIn("ERROR:CONSOLE", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,128 @@
+/* report.html's findings: each rule of report_rules.c fires on facts just
+ * above its threshold and not at it, and says nothing when its facts are
+ * not known. The SVG writer keeps a long series to REPORT_MAX_POINTS. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "unit.h"
+
+/* The ids of the rules that fire on f, space-separated. */
+static const char *fired(const struct report_facts *f)
+{
+	static char out[256];
+	struct report_finding found[16];
+	size_t n = report_findings(f, found, 16);
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(out, " ");
+		strcat(out, found[i].rule->id);
+	}
+	return out;
+}
+
+static const struct report_rule *rule(const char *id)
+{
+	for (size_t i = 0; i < report_nrules; i++)
+		if (!strcmp(report_rules[i].id, id))
+			return &report_rules[i];
+	return NULL;
+}
+
+/* Facts of a run where every rule is known and quiet. */
+static void quiet(struct report_facts *f)
+{
+	report_facts_init(f);
+	f->step_us = f->device_us = 1000;
+	f->data_us = f->free_us = f->comm_exposed_us = f->gc_us = 0;
+	f->gc_count = 0;
+	f->mem_peak_mb = 10;
+	f->mem_total_mb = 100;
+	f->ops_in_us = 100;
+	f->ops_out_us = 0;
+}
+
+/* Just above and exactly at each threshold: part/whole in % of 1000. */
+static void thresholds(void)
+{
+	static const char *const ids[] = { "data_loading", "device_idle", "communication",
+					   "gc_pauses", "memory_capacity", "outside_steps",
+					   "slow_rank" };
+	for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+		const struct report_rule *r = rule(ids[k]);
+		CHECK(r != NULL);
+		if (!r)
+			continue;
+		for (int above = 0; above <= 1; above++) {
+			struct report_facts f;
+			quiet(&f);
+			double pct = r->threshold + (above ? 0.5 : 0);
+			switch (k) {
+			case 0: f.data_us = pct * 10; break;
+			case 1: f.free_us = pct * 10; break;
+			case 2: f.comm_exposed_us = pct * 10; break;
+			case 3: f.gc_us = pct * 10; break;
+			case 4: f.mem_peak_mb = pct; break;
+			case 5: f.ops_in_us = 100 - pct; f.ops_out_us = pct; break;
+			case 6: f.slow_pct = pct; f.slow_rank = 2; f.slow_phase = "Free"; break;
+			}
+			CHECK_STR(fired(&f), above ? ids[k] : "");
+		}
+	}
+}
+
+static void numbers_and_unknowns(void)
+{
+	struct report_facts f;
+	report_facts_init(&f);
+	CHECK_STR(fired(&f), "");                 /* nothing known: nothing said */
+	f.data_us = 500;                          /* no step time: no share */
+	f.free_us = 900;
+	CHECK_STR(fired(&f), "");
+	quiet(&f);
+	f.data_us = 250;
+	f.slow_pct = 42;
+	f.slow_rank = 3;
+	f.slow_phase = "Communication";
+	struct report_finding found[4];
+	CHECK(report_findings(&f, found, 4) == 2);
+	CHECK_STR(found[0].text, "Data loading takes 25.0% of the step time");
+	CHECK(fabs(found[0].value - 25) < 1e-9);
+	CHECK_STR(found[1].text, "Rank 3 is 42.0% slower than the median rank in Communication");
+	CHECK(report_findings(&f, found, 1) == 1);
+	/* every rule has its advice */
+	for (size_t i = 0; i < report_nrules; i++)
+		CHECK(report_rules[i].advice && report_rules[i].advice[0]);
+}
+
+static void long_series(void)
+{
+	enum { N = 100000 };
+	double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+	for (size_t i = 0; i < N; i++) {
+		x[i] = (double)i;
+		y[i] = i == 77777 ? 1000 : 1;       /* one peak, kept */
+	}
+	struct strbuf sb = STRBUF_INIT;
+	struct report_series s[] = { { "v", "#000", y } };
+	report_svg_lines(&sb, "t", "s", "u", x, N, s, 1);
+	size_t pairs = 0;
+	for (const char *p = strstr(sb.buf, "points=\""); p && *p != '/'; p++)
+		pairs += *p == ',';
+	CHECK(pairs == REPORT_MAX_POINTS);
+	CHECK_CONTAINS(sb.buf, ",30.0 ");          /* the peak reaches the top */
+	CHECK(strstr(sb.buf, "http") == NULL);
+	sb_free(&sb);
+	free(x);
+	free(y);
+}
+
+int main(void)
+{
+	thresholds();
+	numbers_and_unknowns();
+	long_series();
+	return unit_done();
+}
