@@ -78,6 +78,7 @@ int cluster_write_report(const char *out_dir, const struct cluster *c,
 	for (size_t j = 0; j < s->nslow; j++)
 		if (isnan(f.slow_pct) || s->slow[j].pct > f.slow_pct) {
 			f.slow_pct = s->slow[j].pct;
+			f.slow_excess_us = s->slow[j].excess;
 			f.slow_rank = s->slow[j].rank;
 			f.slow_phase = cluster_phase_name[s->slow[j].phase];
 		}

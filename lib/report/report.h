@@ -31,6 +31,7 @@ struct report_facts {
 	double mem_peak_mb, mem_total_mb;   /* the fullest device: peak and capacity */
 	double ops_in_us, ops_out_us;       /* operators' self time in and outside steps */
 	double slow_pct;           /* cluster: the slowest rank's excess over the median, % */
+	double slow_excess_us;     /* ... and in µs (NaN: not known) */
 	int slow_rank;
 	const char *slow_phase;
 };

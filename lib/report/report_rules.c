@@ -10,7 +10,7 @@ void report_facts_init(struct report_facts *f)
 {
 	f->step_us = f->data_us = f->device_us = f->free_us = f->comm_exposed_us = NAN;
 	f->gc_us = f->gc_count = f->mem_peak_mb = f->mem_total_mb = NAN;
-	f->ops_in_us = f->ops_out_us = f->slow_pct = NAN;
+	f->ops_in_us = f->ops_out_us = f->slow_pct = f->slow_excess_us = NAN;
 	f->slow_rank = -1;
 	f->slow_phase = NULL;
 }
@@ -77,7 +77,14 @@ size_t report_findings(const struct report_facts *f, struct report_finding *out,
 		out[n].rule = r;
 		out[n].value = v;
 		snprintf(out[n].text, sizeof out[n].text, "%s %.1f%s", r->what, v, r->after);
-		if (r->value == slow_excess && f->slow_rank >= 0)
+		/* a phase near zero on the median rank makes a percent say little:
+		 * the time is said first */
+		if (r->value == slow_excess && f->slow_rank >= 0 && !isnan(f->slow_excess_us))
+			snprintf(out[n].text, sizeof out[n].text,
+				 "Rank %d is %.3f ms a step slower than the median rank in %s "
+				 "(+%.1f%%)", f->slow_rank, f->slow_excess_us / 1000.0,
+				 f->slow_phase ? f->slow_phase : "its steps", v);
+		else if (r->value == slow_excess && f->slow_rank >= 0)
 			snprintf(out[n].text, sizeof out[n].text,
 				 "Rank %d is %.1f%% slower than the median rank in %s", f->slow_rank,
 				 v, f->slow_phase ? f->slow_phase : "its steps");

@@ -91,6 +91,10 @@ static void numbers_and_unknowns(void)
 	CHECK_STR(found[0].text, "Data loading takes 25.0% of the step time");
 	CHECK(fabs(found[0].value - 25) < 1e-9);
 	CHECK_STR(found[1].text, "Rank 3 is 42.0% slower than the median rank in Communication");
+	f.slow_excess_us = 1500;                  /* the time first when it is known */
+	CHECK(report_findings(&f, found, 4) == 2);
+	CHECK_STR(found[1].text, "Rank 3 is 1.500 ms a step slower than the median rank in "
+		  "Communication (+42.0%)");
 	CHECK(report_findings(&f, found, 1) == 1);
 	/* every rule has its advice */
 	for (size_t i = 0; i < report_nrules; i++)
