@@ -103,7 +103,8 @@ static int groups_make(struct groups *g, const struct export_span *spans, size_t
 		if (in)
 			v[n++] = spans[i];
 	}
-	qsort(v, n, sizeof *v, cmp_dbl_step);
+	if (n)   /* a run without steps has no spans: v is NULL */
+		qsort(v, n, sizeof *v, cmp_dbl_step);
 	g->step = malloc((n + 1) * sizeof *g->step);
 	g->start = malloc((n + 1) * sizeof *g->start);
 	if (!g->step || !g->start) {

@@ -244,6 +244,14 @@ static void win_account(struct win_queue *q, const char *name, int status)
 		win_write_failed(q, name, "the parse was killed by a signal");
 	else if (done && fs_read_file(done, &text, &n) == 0)
 		o = cJSON_Parse(text);
+	else if (done) {
+		/* it ended without saying: whoever waits for the result must
+		 * hear it will not come */
+		char why[96];
+		snprintf(why, sizeof why, "the parse ended (exit status %d) without a result",
+			 WEXITSTATUS(status));
+		win_write_failed(q, name, why);
+	}
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
 	const cJSON *out = cJSON_GetObjectItemCaseSensitive(o, "out");
 	if (cJSON_IsNumber(st) && st->valuedouble != 4 && cJSON_IsString(out)) {

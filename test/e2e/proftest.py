@@ -29,6 +29,41 @@ def prof_features():
     return set(f.strip() for f in line[len("features:"):].split(",") if f.strip())
 
 
+def _sanitizer_runtime():
+    """In a sanitized build: (the runtime prof links, its options variable,
+    the options prof run gives children: platform/launcher/spawn_asan.c);
+    else None."""
+    out = subprocess.run(["ldd", PROF], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        if not parts or "=>" not in parts:
+            continue
+        name, path = parts[0], parts[parts.index("=>") + 1]
+        if name.startswith(("libasan.so", "libclang_rt.asan")):
+            return path, "ASAN_OPTIONS", "detect_leaks=0:handle_segv=0:handle_sigbus=0:" \
+                "handle_sigfpe=0"
+        if name.startswith("libtsan.so"):
+            return path, "TSAN_OPTIONS", "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:" \
+                "report_signal_unsafe=0:report_thread_leaks=0"
+    return None
+
+
+def plain_python_env(pydir, extra=None):
+    """The environment of a plain python (no prof run) that imports the prof
+    package from `pydir`: no agent variables. In a sanitized build the
+    instrumented agent the package loads needs the sanitizer's runtime
+    first in the process, as prof run puts it for its children."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PROF_AGENT_") and k != "LD_PRELOAD"}
+    env["PYTHONPATH"] = pydir
+    san = _sanitizer_runtime()
+    if san:
+        env["LD_PRELOAD"] = san[0]
+        env[san[1]] = san[2] + (":" + env[san[1]] if env.get(san[1]) else "")
+    env.update(extra or {})
+    return env
+
+
 RAW_HEADER_SIZE, RAW_CHUNK_HEADER_SIZE, RAW_CHUNK_MAGIC = 4096, 56, 0x4B4E4843
 
 

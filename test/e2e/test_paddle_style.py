@@ -13,7 +13,7 @@ import subprocess
 import sys
 import unittest
 
-from proftest import PROF, PYTHON, ProfTestCase
+from proftest import PROF, PYTHON, ProfTestCase, plain_python_env
 from test_torch_steps import needs_torch
 
 PYDIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(PROF))), "share", "prof",
@@ -127,9 +127,7 @@ class InScript(ProfTestCase):
             self.assertEqual(run.rc, 0, run.stdout + run.stderr)
             self.assertParsedClean(run)
             return run.stdout, run.stderr
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith("PROF_") and k not in ("LD_PRELOAD",)}
-        env["PYTHONPATH"] = PYDIR
+        env = {k: v for k, v in plain_python_env(PYDIR).items() if not k.startswith("PROF_")}
         p = subprocess.run([PYTHON, script, *args], capture_output=True, text=True, env=env,
                            cwd=self.tmp, timeout=120)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)

@@ -12,7 +12,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proftest import BUILD, PYTHON, SRC, ProfTestCase  # noqa: E402
+from proftest import BUILD, PYTHON, SRC, ProfTestCase, plain_python_env  # noqa: E402
 
 PYDIR = os.path.join(BUILD, "share", "prof", "python")
 SCRIPT = os.path.join(SRC, "test", "workloads", "torch_inscript.py")
@@ -31,8 +31,7 @@ def op_names(result):
 
 class InScript(ProfTestCase):
     def plain(self, *args, env=None, timeout=120):
-        e = dict(os.environ, PYTHONPATH=PYDIR)
-        e.pop("PROF_AGENT_RUN_DIR", None)
+        e = plain_python_env(PYDIR)
         e.update(env or {})
         return subprocess.run([PYTHON, SCRIPT, *args], capture_output=True, text=True, env=e,
                               timeout=timeout, cwd=self.tmp)
@@ -142,8 +141,7 @@ class InScript(ProfTestCase):
 class DynamicProfile(ProfTestCase):
     def test_plain_python_dynamic_profile(self):
         d = os.path.join(self.tmp, "dyn")
-        e = dict(os.environ, PYTHONPATH=PYDIR)
-        e.pop("PROF_AGENT_RUN_DIR", None)
+        e = plain_python_env(PYDIR)
         p = subprocess.run([PYTHON, os.path.join(SRC, "test", "workloads", "dynamic_inscript.py"),
                             d], capture_output=True, text=True, env=e, cwd=self.tmp, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -185,8 +183,7 @@ class CudaAttach(ProfTestCase):
                 "with prof.profile(activities=[prof.ProfilerActivity.CPU,"
                 " prof.ProfilerActivity.CUDA]) as p:\n    p.step()\n"
                 "print(p._rt.run_dir)\n" % (fake, cuda))
-        e = dict(os.environ, PYTHONPATH=PYDIR)
-        e.pop("PROF_AGENT_RUN_DIR", None)
+        e = plain_python_env(PYDIR)
         p = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=e,
                            cwd=self.tmp, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -201,8 +198,7 @@ class CudaAttach(ProfTestCase):
 
 class Errors(ProfTestCase):
     def run_py(self, code):
-        e = dict(os.environ, PYTHONPATH=PYDIR)
-        e.pop("PROF_AGENT_RUN_DIR", None)
+        e = plain_python_env(PYDIR)
         return subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=e,
                               cwd=self.tmp, timeout=60)
 
