@@ -11,7 +11,7 @@ import re
 import subprocess
 import unittest
 
-from proftest import PROF, ProfTestCase, workload
+from proftest import BUILD, PROF, PYTHON, ProfTestCase, workload
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -115,6 +115,121 @@ class Report(ProfTestCase):
         self.assertEqual(p.returncode, 0, p.stderr[-2000:])
         self.assertGreater(os.path.getsize(shot), 10000)
         self.assertNotIn("ERROR:CONSOLE", p.stderr)
+
+
+TORCH_LOOP = """
+import sys, time, torch
+from torch import nn
+slow, evals, work = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+big = torch.randn(work, work)
+class Data(torch.utils.data.Dataset):
+    def __len__(self): return 24
+    def __getitem__(self, i):
+        time.sleep(slow)
+        return torch.randn(16), 0
+net = nn.Linear(16, 4)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for x, y in torch.utils.data.DataLoader(Data(), batch_size=4):
+    opt.zero_grad()
+    net(x).sum().backward()
+    for _ in range(8):
+        torch.mm(big, big)
+    opt.step()
+with torch.no_grad():
+    for _ in range(evals):
+        torch.mm(torch.randn(256, 256), torch.randn(256, 256))
+"""
+
+GC_LOOP = """
+import gc, sys, time, prof_tx
+gc.disable()
+for step in range(4):
+    junk = []
+    for i in range(200000 if sys.argv[1] == "1" else 10):
+        a = {}; a["self"] = a; junk.append(a)
+    del junk
+    if sys.argv[1] == "1":
+        gc.collect()
+    time.sleep(0.005)
+    prof_tx.step()
+"""
+
+IDLE_LOOP = """
+import ctypes, sys, time, prof_tx
+lib = ctypes.CDLL(sys.argv[1])
+lib.prof_sim_stream_create.restype = ctypes.c_void_p
+lib.prof_sim_kernel.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64]
+lib.prof_sim_stream_sync.argtypes = [ctypes.c_void_p]
+s = lib.prof_sim_stream_create(0)
+for step in range(4):
+    lib.prof_sim_kernel(s, b"k", 1000000)
+    lib.prof_sim_stream_sync(s)
+    time.sleep(float(sys.argv[2]))
+    lib.prof_sim_kernel(s, b"k", 1000000)
+    lib.prof_sim_stream_sync(s)
+    prof_tx.step()
+"""
+
+
+class FiredRules(set):
+    """The rules a run's report fired; shown with the run's steps when a
+    test fails, so a miss says why."""
+
+    def __init__(self, rules, run):
+        super().__init__(rules)
+        try:
+            with open(run.output("step_trace_time.csv")) as f:
+                self.steps = f.read()
+        except OSError:
+            self.steps = "(no step_trace_time.csv)"
+
+    def __repr__(self):
+        return "%s with steps:\n%s" % (sorted(self), self.steps)
+
+
+class Findings(ProfTestCase):
+    """Each rule on a run made to fire it, and on one that must not."""
+
+    def fired(self, cmd, *flags):
+        r = self.prof_run(cmd, *flags)
+        self.assertEqual(r.rc, 0, r.stderr)
+        with open(r.output("report.html"), encoding="utf-8") as f:
+            html = f.read()
+        return FiredRules(re.findall(r"\(rule (\w+):", html), r)
+
+    def torch_ok(self):
+        if subprocess.run([PYTHON, "-c", "import torch"], capture_output=True).returncode:
+            self.skipTest("no torch")
+
+    def test_data_loading(self):
+        self.torch_ok()
+        self.assertIn("data_loading", self.fired([PYTHON, "-c", TORCH_LOOP, "0.01", "0", "8"]))
+        # the step's own work dwarfs a fast dataset's
+        self.assertNotIn("data_loading", self.fired([PYTHON, "-c", TORCH_LOOP, "0", "0",
+                                                     "384"]))
+
+    def test_outside_steps(self):
+        self.torch_ok()
+        self.assertIn("outside_steps", self.fired([PYTHON, "-c", TORCH_LOOP, "0", "60", "8"]))
+        self.assertNotIn("outside_steps", self.fired([PYTHON, "-c", TORCH_LOOP, "0", "0",
+                                                      "64"]))
+
+    def test_gc_pauses(self):
+        self.assertIn("gc_pauses", self.fired([PYTHON, "-c", GC_LOOP, "1"], "--config",
+                                              self.key_file({"gc_detect": True})))
+        self.assertNotIn("gc_pauses", self.fired([PYTHON, "-c", GC_LOOP, "0"], "--config",
+                                                 self.key_file({"gc_detect": True})))
+
+    def test_device_idle(self):
+        lib = os.path.join(BUILD, "lib", "libprof_sim.so")
+        self.assertIn("device_idle", self.fired([PYTHON, "-c", IDLE_LOOP, lib, "0.02"]))
+        self.assertNotIn("device_idle", self.fired([PYTHON, "-c", IDLE_LOOP, lib, "0"]))
+
+    def key_file(self, keys):
+        path = os.path.join(self.tmp, "keys.json")
+        with open(path, "w") as f:
+            json.dump(keys, f)
+        return path
 
 
 if __name__ == "__main__":
