@@ -250,6 +250,16 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
 		if (!f)
 			return run_bad_option(argv, c);
 		if (c == 'h') {
+			if (a->session)
+				fputs("usage: prof session [prof run's options]\n\n"
+				      "prof run for a Python program that profiles itself: the prof\n"
+				      "package (share/prof/python/prof) starts it with a pipe on stdin and\n"
+				      "stdout when its first profiler object starts in a plain python.\n"
+				      "It prints the environment the program sets before it loads the\n"
+				      "agent (one JSON object), samples the program's processes, parses\n"
+				      "each window's result, and when the pipe closes (the program ended)\n"
+				      "finishes the run as prof run does. The options are prof run's:\n\n",
+				      stdout);
 			run_usage(stdout);
 			return -1;
 		}
