@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/idmap.h"
+
 #define STATS_ABSENT 1
 #define STATS_METRICS 3
 
@@ -168,6 +170,9 @@ struct stats_memory {
 	int steps_known;                           /* the trace gave step spans */
 	struct stats_mem_op *ops;                  /* most bytes first; stats_memory_derive */
 	size_t nops;
+	/* (component, device) -> position in devices + 1: a damaged run can
+	 * name a device in every row, and a scan per row was quadratic */
+	struct parse_idmap device_at;
 };
 
 /* memory_record.csv and operator_memory.csv; STATS_ABSENT only when both

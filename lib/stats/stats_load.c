@@ -378,10 +378,15 @@ static int add_record(struct stats_memory *m, const struct csv_table *t, size_t 
 		return -1;
 	const char *dev = csv_cell(t, r, (size_t)idx[2]);
 	const char *comp = csv_cell(t, r, (size_t)idx[3]);
-	size_t d = 0;
-	while (d < m->ndevices && (strcmp(m->devices[d].device, dev) != 0 ||
-				   strcmp(m->devices[d].component, comp) != 0))
-		d++;
+	uint64_t h = parse_idmap_hash_text(parse_idmap_hash_text(PARSE_IDMAP_TEXT0, comp), dev);
+	size_t at = (size_t)(uintptr_t)parse_idmap_get(&m->device_at, h), d = m->ndevices;
+	if (at && strcmp(m->devices[at - 1].device, dev) == 0 &&
+	    strcmp(m->devices[at - 1].component, comp) == 0)
+		d = at - 1;
+	else if (at)   /* two names, one hash: the later one is found by a scan */
+		for (d = 0; d < m->ndevices && (strcmp(m->devices[d].device, dev) != 0 ||
+						strcmp(m->devices[d].component, comp) != 0);)
+			d++;
 	struct stats_mem_device *md = &m->devices[d];
 	if (d == m->ndevices) {
 		md->device = strdup(dev);
@@ -389,6 +394,8 @@ static int add_record(struct stats_memory *m, const struct csv_table *t, size_t 
 		m->ndevices++;
 		if (!md->device || !md->component)
 			return -2;
+		if (!parse_idmap_get(&m->device_at, h))
+			parse_idmap_put(&m->device_at, h, (void *)(uintptr_t)(d + 1));
 	}
 	m->rows[m->nrows++] = (struct stats_mem_row){ d, v[0], v[1] };
 	if (v[1] >= md->final_mb)   /* final_mb: the device's total before this row */
@@ -474,6 +481,7 @@ void stats_memory_free(struct stats_memory *m)
 	}
 	free(m->devices);
 	free(m->allocs);
+	parse_idmap_free(&m->device_at);
 	memset(m, 0, sizeof(*m));
 }
 
