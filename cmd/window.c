@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "common/agent_env.h"
 #include "common/fsutil.h"
+#include "ingest/parse_rank.h"
 #include "config/config.h"
 #include "pipeline/parse.h"
 #include "raw/raw_clock.h"
@@ -64,7 +66,8 @@ static char *window_default_out(const char *base, const struct win_request *r)
 }
 
 /* OUT/profiler_info.json: the run's, and which window this is. */
-static int window_write_info(const char *run, const char *out, const struct win_request *r)
+static int window_write_info(const char *run, const char *out, const struct win_request *r,
+			     int64_t rank)
 {
 	char *src = fs_join(run, RUNDIR_INFO_FILE), *text = NULL, *dst = fs_join(out, RUNDIR_INFO_FILE);
 	size_t n;
@@ -82,7 +85,7 @@ static int window_write_info(const char *run, const char *out, const struct win_
 		cJSON_AddNullToObject(w, "steps");   /* all the rank recorded */
 	}
 	cJSON_AddNumberToObject(w, "pid", r->pid);
-	cJSON_AddNumberToObject(w, "rank", (double)r->rank);
+	cJSON_AddNumberToObject(w, "rank", (double)rank);
 	cJSON_AddNumberToObject(w, "window", r->window);
 	cJSON_AddStringToObject(w, "requested_by", r->label ? r->label : "");
 	cJSON_AddStringToObject(w, "run_dir", run);
@@ -157,7 +160,7 @@ static void window_outputs(const char *run, const struct win_request *r, struct 
 
 /* The parse itself, its messages in OUT/logs/parse.log. */
 static int window_parse(const char *run, const char *out, const struct win_request *r,
-			struct parse_report *rep)
+			int64_t rank, struct parse_report *rep)
 {
 	char *logs = fs_join(out, "logs"), *path = logs ? fs_join(logs, "parse.log") : NULL;
 	int rc = path ? fs_mkdir_p(logs) : -ENOMEM;
@@ -176,7 +179,7 @@ static int window_parse(const char *run, const char *out, const struct win_reque
 		steps[i] = r->first + i;
 	struct parse_opts o = { .log = log, .quiet = 1, .steps = n ? steps : NULL, .nsteps = n };
 	window_outputs(run, r, &o);
-	int st = parse_run_rank(run, r->rank, out, &o, rep);
+	int st = parse_run_rank(run, rank, out, &o, rep);
 	fclose(log);
 	free(steps);
 	return st;
@@ -200,10 +203,14 @@ static int window_run(const char *req, const char *default_out)
 		return st;
 	}
 	out = r.out ? strdup(r.out) : default_out ? window_default_out(default_out, &r) : NULL;
+	/* the requester's rank as its agent recorded it, the one source of it */
+	char *raw = fs_join(run, PROF_RAW_DIR);
+	int64_t rank = raw && r.pid > 0 ? parse_raw_pid_rank(raw, r.pid) : -1;
+	free(raw);
 	int rc = out ? fs_mkdir_p(out) : -EINVAL;
 	if (rc == 0)
-		st = window_parse(run, out, &r, &rep);
-	if (rc == 0 && st != PARSE_FAILED && (rc = window_write_info(run, out, &r)) != 0)
+		st = window_parse(run, out, &r, rank, &rep);
+	if (rc == 0 && st != PARSE_FAILED && (rc = window_write_info(run, out, &r, rank)) != 0)
 		st = PARSE_FAILED;
 	if (rc)
 		snprintf(why, sizeof why, "%s: %s", out ? out : "no output directory",

@@ -94,6 +94,25 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+int64_t parse_raw_pid_rank(const char *raw_dir, long pid)
+{
+	struct parse_srcs s;
+	int64_t *ranks, rank = -1;
+	long image = -1;
+	if (parse_discover(raw_dir, &s, NULL) != 0)
+		return -1;
+	if (parse_src_ranks(&s, &ranks) == 0) {
+		for (size_t i = 0; i < s.n; i++)
+			if (!s.v[i].launcher && s.v[i].pid == pid && s.v[i].n >= image) {
+				image = s.v[i].n;
+				rank = ranks[i];
+			}
+		free(ranks);
+	}
+	parse_srcs_free(&s);
+	return rank;
+}
+
 int parse_raw_ranks(const char *raw_dir, int64_t **out, size_t *n)
 {
 	struct parse_srcs s;

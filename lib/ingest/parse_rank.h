@@ -20,6 +20,11 @@ int parse_src_ranks(const struct parse_srcs *s, int64_t **ranks);
  * others. 0, or -ENOMEM. */
 int parse_srcs_keep_rank(struct parse_srcs *s, int64_t rank);
 
+/* The rank the latest image of `pid` under raw_dir recorded (its PROCESS
+ * record: the agent's own reading of RANK and the like); -1 for none, or
+ * when pid has no stream there. */
+int64_t parse_raw_pid_rank(const char *raw_dir, long pid);
+
 /* The distinct ranks (>= 0) of the images under raw_dir, sorted, in
  * *out (malloc'd, NULL when none). 0, or a negative errno. */
 int parse_raw_ranks(const char *raw_dir, int64_t **out, size_t *n);

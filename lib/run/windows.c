@@ -44,10 +44,8 @@ static int req_fill(const cJSON *root, struct win_request *r, char *why, size_t 
 		      req_step(cJSON_GetArrayItem(steps, 0), &r->first) ||
 		      req_step(cJSON_GetArrayItem(steps, 1), &r->last) || r->last < r->first))
 		return req_fail(why, len, "\"steps\": expected [first, last], step numbers from 1");
-	const cJSON *rank = cJSON_GetObjectItemCaseSensitive(root, "rank");
 	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(root, "pid");
 	const cJSON *win = cJSON_GetObjectItemCaseSensitive(root, "window");
-	r->rank = cJSON_IsNumber(rank) && rank->valuedouble >= 0 ? (int64_t)rank->valuedouble : -1;
 	r->pid = cJSON_IsNumber(pid) ? (int)pid->valuedouble : 0;
 	r->window = cJSON_IsNumber(win) && win->valuedouble >= 0 ? (uint32_t)win->valuedouble : 0;
 	const cJSON *act = cJSON_GetObjectItemCaseSensitive(root, "activation");

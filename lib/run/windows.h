@@ -8,7 +8,8 @@
  * that profiles itself) runs `prof window REQ` for each, one at a time, in a
  * process group of its own at the lowest priority, never on the program's
  * threads. `prof window` parses the window's steps of the requesting
- * process's rank into the request's `out` directory and writes
+ * process's rank (as its agent recorded it) into the request's `out`
+ * directory and writes
  * <name>.done (JSON: status, out) beside the request, which a waiting
  * export_chrome_trace() reads.
  */
@@ -28,8 +29,8 @@ struct win_request {
 	char *out;                 /* absolute; NULL: the launcher's default */
 	uint64_t first, last;      /* the window's steps (1-based, inclusive); 0, 0 (no
 				    * "steps"): all the rank recorded */
-	int64_t rank;              /* the requesting process's rank; -1: none */
-	int pid;
+	int pid;                   /* the requesting process: its rank is the one its
+				    * agent recorded (prof window reads it from raw/) */
 	uint32_t window;           /* the process's window number */
 	char *label;               /* who asked ("prof.profile", "schedule", ...) */
 	uint32_t activation;       /* the --dynamic activation it ends; 0: none */

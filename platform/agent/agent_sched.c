@@ -211,9 +211,9 @@ static void request_result(uint64_t first, uint64_t last, const char *label,
 	snprintf(dir, sizeof dir, "%s/windows", agent.run_dir);
 	snprintf(tmp, sizeof tmp, "%s/.%d.w%u.tmp", dir, agent.pid, sched.windows);
 	snprintf(path, sizeof path, "%s/%d.w%05u.req", dir, agent.pid, sched.windows);
-	int n = snprintf(text, sizeof text, "{\"pid\":%d,\"rank\":%d,\"window\":%u,"
+	int n = snprintf(text, sizeof text, "{\"pid\":%d,\"window\":%u,"
 			 "\"steps\":[%llu,%llu],\"label\":\"%s\",\"activation\":%u}\n",
-			 agent.pid, prof_env_rank(), sched.windows, (unsigned long long)first,
+			 agent.pid, sched.windows, (unsigned long long)first,
 			 (unsigned long long)last, label, activation);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
 	int ok = fd >= 0 && write(fd, text, (size_t)n) == n;

@@ -136,7 +136,7 @@ class Runtime:
         d = os.path.join(self.run_dir, WIN_DIR)
         os.makedirs(d, exist_ok=True)
         name = "%d.%04d" % (os.getpid(), self.requests)
-        req = {"pid": os.getpid(), "rank": _rank(), "window": self.requests, "label": label}
+        req = {"pid": os.getpid(), "window": self.requests, "label": label}
         if first is not None:
             req["steps"] = [first, last]
         if out:
@@ -178,14 +178,6 @@ class Runtime:
             s.wait()
         except (OSError, KeyboardInterrupt):
             pass
-
-
-def _rank():
-    for var in ("RANK", "RANK_ID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"):
-        v = os.environ.get(var, "")
-        if v.isdigit():
-            return int(v)
-    return -1
 
 
 def _tell_hooks(what):

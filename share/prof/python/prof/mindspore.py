@@ -100,6 +100,16 @@ def _run_dirs(path):
     return sorted(found)
 
 
+def _output_rank():
+    """The rank MindSpore names its output directory by (rank_<r>/): RANK_ID,
+    MindSpore's own, or the launchers' RANK and the like; -1 for none."""
+    for var in ("RANK_ID", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"):
+        v = os.environ.get(var, "")
+        if v.isdigit():
+            return int(v)
+    return -1
+
+
 class Profiler:
     """mindspore.Profiler."""
 
@@ -193,7 +203,7 @@ class Profiler:
 
     def result_dir(self):
         """Where analyse() writes and op_analyse() reads."""
-        rank = _runtime._rank()
+        rank = _output_rank()
         if rank >= 0:
             return os.path.join(self.output_path, "rank_%d" % rank, "profiler")
         return os.path.join(self.output_path, "profiler")
