@@ -156,7 +156,7 @@ static void describe(const struct parse_stream *s, const struct raw_dev_activity
 
 void model_on_dev_activity(struct parse_model *m, struct parse_stream *s)
 {
-	MODEL_PAYLOAD(s, struct raw_dev_activity, a);
+	MODEL_PAYLOAD_GROWN(s, struct raw_dev_activity, a);
 	struct model_proc *p = s->proc;
 	if (!p)
 		return;

@@ -287,6 +287,14 @@ struct raw_dev_activity {
 	uint32_t block[3];
 	uint32_t registers;      /* per thread */
 	uint32_t shared_bytes;   /* static + dynamic shared memory */
+	/* A sync on an event ("Event Sync", "Stream Wait Event"): the event,
+	 * and the event-record call that last recorded it before the wait,
+	 * with the stream it recorded on: HTA's critical path follows them
+	 * (Kineto's wait_on_* args). wait_corr 0: not known. Files of older
+	 * writers end before these: readers take them as 0 (raw_payload_min). */
+	uint64_t wait_corr;
+	uint32_t wait_stream;
+	uint32_t event_id;
 };
 
 enum raw_api_domain { RAW_API_RUNTIME = 1, RAW_API_DRIVER = 2, RAW_API_SIM = 3 };

@@ -207,7 +207,7 @@ uint32_t raw_payload_min(uint16_t type)
 	case RAW_REC_CLOCK_SYNC:  return sizeof(struct raw_clock_pair);
 	case RAW_REC_HOST_SAMPLE: return offsetof(struct raw_host_sample, parts);
 	case RAW_REC_OP:          return offsetof(struct raw_op, flops);
-	case RAW_REC_DEV_ACTIVITY: return sizeof(struct raw_dev_activity);
+	case RAW_REC_DEV_ACTIVITY: return offsetof(struct raw_dev_activity, wait_corr);
 	case RAW_REC_DEV_API:     return sizeof(struct raw_dev_api);
 	case RAW_REC_DEV_MEMORY:  return sizeof(struct raw_dev_memory);
 	case RAW_REC_DEV_COLLECTIVE: return sizeof(struct raw_dev_collective);

@@ -230,6 +230,88 @@ static void test_sync_context(void)
 	cuda_conv_free(&c);
 }
 
+static CUpti_ActivityCudaEvent2 event_rec(uint32_t event, uint32_t stream, uint32_t corr)
+{
+	CUpti_ActivityCudaEvent2 e;
+	memset(&e, 0, sizeof e);
+	e.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+	e.contextId = 5, e.eventId = event, e.streamId = stream, e.correlationId = corr;
+	return e;
+}
+
+static CUpti_ActivitySynchronization2 wait_rec(CUpti_ActivitySynchronizationType type,
+					       uint32_t event, uint32_t corr)
+{
+	CUpti_ActivitySynchronization2 s;
+	memset(&s, 0, sizeof s);
+	s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	s.type = type;
+	s.start = 10, s.end = 90, s.correlationId = corr, s.contextId = 5, s.cudaEventId = event;
+	s.streamId = type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT ?
+		     9 : CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	return s;
+}
+
+/* Syncs on an event name the cudaEventRecord they waited for: the latest
+ * issued before the wait, though a later one was converted first. */
+static void test_event_waits(void)
+{
+	struct cuda_conv c;
+	struct cuda_out o;
+	conv_setup(&c);
+	CUpti_ActivityCudaEvent2 e = event_rec(42, 7, 100);
+	CHECK(cuda_convert(&c, &e, &o) == CUDA_OUT_SKIP);
+	CUpti_ActivitySynchronization2 w =
+		wait_rec(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 42, 101);
+	CHECK(cuda_convert(&c, &w, &o) == CUDA_OUT_ACTIVITY);
+	CHECK_STR(o.name, "Stream Wait Event");
+	CHECK(o.u.act.stream == 9 && o.u.act.event_id == 42);
+	CHECK(o.u.act.wait_stream == 7 && o.u.act.wait_corr == 100);
+	e = event_rec(42, 8, 200);
+	CHECK(cuda_convert(&c, &e, &o) == CUDA_OUT_SKIP);
+	w = wait_rec(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 42, 150);
+	CHECK(cuda_convert(&c, &w, &o) == CUDA_OUT_ACTIVITY);
+	CHECK_STR(o.name, "Event Sync");
+	CHECK(o.u.act.wait_stream == 7 && o.u.act.wait_corr == 100);
+	w.correlationId = 201;
+	CHECK(cuda_convert(&c, &w, &o) == CUDA_OUT_ACTIVITY);
+	CHECK(o.u.act.wait_stream == 8 && o.u.act.wait_corr == 200);
+	/* an event never recorded, and a wait issued before every record */
+	w.cudaEventId = 43;
+	CHECK(cuda_convert(&c, &w, &o) == CUDA_OUT_ACTIVITY && o.u.act.wait_corr == 0);
+	w.cudaEventId = 42, w.correlationId = 99;
+	CHECK(cuda_convert(&c, &w, &o) == CUDA_OUT_ACTIVITY && o.u.act.wait_corr == 0);
+	CHECK(c.stats.waits_unknown == 2);
+	/* other syncs carry no event */
+	CUpti_ActivitySynchronization2 s = wait_rec(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE,
+						    42, 300);
+	CHECK(cuda_convert(&c, &s, &o) == CUDA_OUT_ACTIVITY);
+	CHECK(o.u.act.event_id == 0 && o.u.act.wait_corr == 0);
+	cuda_conv_free(&c);
+}
+
+/* Events without end (one per collective): the table stays its size, the
+ * least recently recorded are forgotten, recent ones still answer. */
+static void test_event_waits_many(void)
+{
+	struct cuda_conv c;
+	struct cuda_out o;
+	conv_setup(&c);
+	uint32_t n = 4 * CUDA_EVENT_SLOTS;
+	for (uint32_t i = 1; i <= n; i++) {
+		CUpti_ActivityCudaEvent2 e = event_rec(i, 3, 10 * i);
+		CHECK(cuda_convert(&c, &e, &o) == CUDA_OUT_SKIP);
+	}
+	CHECK(c.stats.events_evicted >= n - CUDA_EVENT_SLOTS);
+	CUpti_ActivitySynchronization2 w =
+		wait_rec(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, n, 10 * n + 1);
+	CHECK(cuda_convert(&c, &w, &o) == CUDA_OUT_ACTIVITY);
+	CHECK(o.u.act.wait_stream == 3 && o.u.act.wait_corr == 10ull * n);
+	w.cudaEventId = 1;
+	CHECK(cuda_convert(&c, &w, &o) == CUDA_OUT_ACTIVITY && o.u.act.wait_corr == 0);
+	cuda_conv_free(&c);
+}
+
 static void test_memory(void)
 {
 	struct cuda_conv c;
@@ -457,6 +539,8 @@ int main(void)
 	test_memcpy_memset();
 	test_api();
 	test_sync_context();
+	test_event_waits();
+	test_event_waits_many();
 	test_memory();
 	test_markers();
 	test_marker_domains();

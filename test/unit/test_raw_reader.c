@@ -518,12 +518,15 @@ static void test_device_records(void)
 	rg_dev_marker(&w, 8, 9, 1, "m", NULL, 1);
 	struct raw_dev_activity short_a = { 0 };
 	raw_writer_emit(&w, RAW_REC_DEV_ACTIVITY, 30, &short_a, 40);    /* too short */
+	/* as writers before the event-sync fields wrote it: whole */
+	raw_writer_emit(&w, RAW_REC_DEV_ACTIVITY, 31, &short_a,
+			offsetof(struct raw_dev_activity, wait_corr));
 	struct raw_dev_collective c = { .end = 40, .group_id = 99, .op = RAW_COLL_ALLREDUCE };
 	raw_writer_emit(&w, RAW_REC_DEV_COLLECTIVE, 35, &c, sizeof c);  /* group never defined */
 	raw_writer_close(&w);
 	struct readout o;
 	read_all(p, &o);
-	CHECK(o.open_rc == 0 && o.records == 6 + 4);   /* and 4 strings */
+	CHECK(o.open_rc == 0 && o.records == 7 + 4);   /* and 4 strings */
 	CHECK(o.st.bad_records == 1 && o.st.unnamed_records == 1);
 	CHECK_CONTAINS(o.log, "record of type 16: payload too short for the type");
 	CHECK_CONTAINS(o.log, "record of type 19 names string 99, never defined");

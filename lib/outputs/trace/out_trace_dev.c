@@ -52,6 +52,18 @@ static char *link_at(char *p, uint32_t device, int64_t stream, const struct out_
 	return p + jo_fmt_uint(p, l->correlation);
 }
 
+/* An event sync's wait_on_* args, -1 where the event's record is not
+ * known (Kineto's convention). */
+static char *wait_at(char *p, const struct raw_dev_activity *a)
+{
+	p = JO_LIT(p, ",\"wait_on_stream\":");
+	p += jo_fmt_int(p, a->wait_corr ? (int64_t)a->wait_stream : -1);
+	p = JO_LIT(p, ",\"wait_on_cuda_event_record_corr_id\":");
+	p += jo_fmt_int(p, a->wait_corr ? (int64_t)a->wait_corr : -1);
+	p = JO_LIT(p, ",\"wait_on_cuda_event_id\":");
+	return p + jo_fmt_uint(p, a->event_id);
+}
+
 static char *dim3_at(char *p, const uint32_t v[3])
 {
 	*p++ = '[';
@@ -70,13 +82,15 @@ void out_trace_activity(struct out_trace *t, const struct raw_dev_activity *a, c
 	char *p = out_trace_x_at(t, cat, name, a->device, tid, start_ns, end);
 	/* a sync that waited for no one stream says stream -1, as Kineto's do
 	 * (HTA's critical path takes a Context or Event Sync only so) */
-	int whole = a->kind == RAW_DEV_SYNC && name &&
-		    (strcmp(name, "Context Sync") == 0 || strcmp(name, "Event Sync") == 0);
+	int sync = a->kind == RAW_DEV_SYNC && name;
+	int whole = sync && (strcmp(name, "Context Sync") == 0 || strcmp(name, "Event Sync") == 0);
 	p = link_at(JO_LIT(p, ",\"args\":{"), a->device, whole ? -1 : (int64_t)a->stream, l);
 	if (a->kind == RAW_DEV_SYNC) {
 		p = JO_LIT(p, ",\"cuda_sync_kind\":");
 		p = str_at(&t->j, p, name);
 	}
+	if (sync && (strcmp(name, "Event Sync") == 0 || strcmp(name, "Stream Wait Event") == 0))
+		p = wait_at(jo_room(&t->j, p), a);
 	if (a->kind == RAW_DEV_MEMCPY || a->kind == RAW_DEV_MEMSET) {
 		p = JO_LIT(p, ",\"bytes\":");
 		p += jo_fmt_uint(p, a->bytes);

@@ -5,7 +5,7 @@
 set(CUDA_SRC ${PROJECT_SOURCE_DIR}/platform/agent/device/cuda)
 set(CUDA_PURE ${CUDA_SRC}/backend_convert.c ${CUDA_SRC}/backend_markers.c
   ${CUDA_SRC}/backend_nccl.c ${CUDA_SRC}/backend_cbid.c ${CUDA_SRC}/backend_cbid_table.c
-  ${CUDA_SRC}/backend_search.c)
+  ${CUDA_SRC}/backend_search.c ${CUDA_SRC}/backend_events.c)
 set(CUDA_AGENT ${CUDA_SRC}/backend.c ${CUDA_SRC}/backend_cupti.c ${CUDA_SRC}/backend_buffers.c
   ${CUDA_SRC}/backend_tid.c ${CUDA_SRC}/backend_window.c ${CUDA_SRC}/backend_demangle.c)
 

@@ -3,7 +3,8 @@ whose CUPTI is the stand-in (fake_cupti.c). What is checked is prof's
 part: the launcher's injection variables, the agent's backend started by
 the injection entry, CUPTI records through the HAL and the sink into
 dev.raw, and the parse's outputs (kernels with readable names, launches
-joined to kernels by ac2g flows, copies, syncs, NVTX ranges, an NCCL
+joined to kernels by ac2g flows, copies, syncs (event syncs naming the
+event record they waited for, as HTA's critical path reads them), NVTX ranges, an NCCL
 collective once, noise left out, CUPTI's losses counted). Whether a real
 CUPTI delivers such records is test/gpu's business.
 
@@ -79,6 +80,7 @@ class FakeCudaTest(ProfTestCase):
         copies = events(t, "X", "gpu_memcpy")
         self.assertEqual([e["name"] for e in copies], ["Memcpy HtoD (Pinned -> Device)"] * STEPS)
         self.assertEqual(len(events(t, "X", "cuda_sync", "Stream Sync")), STEPS)
+        self.check_event_syncs(t)
         ranges = events(t, "X", "user_annotation", "train_step")
         self.assertEqual(len(ranges), STEPS)
         self.assertTrue(all(abs(float(e["dur"]) - 120.0) < 0.01 for e in ranges))
@@ -98,6 +100,26 @@ class FakeCudaTest(ProfTestCase):
         self.assertGreaterEqual(len(rows) - 1, 4 * STEPS)
         info = run.json("profiler_info.json")
         self.assertGreaterEqual(info["end_info"]["lost"], 5)   # CUPTI's drops
+
+    def check_event_syncs(self, t):
+        # Kineto's args: the stream the event was recorded on and the
+        # correlation of that step's cudaEventRecord (the event is reused)
+        records = sorted(e["args"]["correlation"]
+                         for e in events(t, "X", "cuda_runtime", "cudaEventRecord"))
+        self.assertEqual(len(records), STEPS)
+        for name, stream in (("Stream Wait Event", 9), ("Event Sync", -1)):
+            syncs = sorted(events(t, "X", "cuda_sync", name), key=lambda e: e["args"]["correlation"])
+            self.assertEqual(len(syncs), STEPS, name)
+            for rec, e in zip(records, syncs):
+                a = e["args"]
+                self.assertEqual(a["cuda_sync_kind"], name)
+                self.assertEqual(a["stream"], stream, e)
+                self.assertEqual(a["wait_on_stream"], 7, e)
+                self.assertEqual(a["wait_on_cuda_event_record_corr_id"], rec, e)
+                self.assertEqual(a["wait_on_cuda_event_id"], 500, e)
+                self.assertLess(rec, a["correlation"])
+        for e in events(t, "X", "cuda_sync", "Stream Sync"):
+            self.assertNotIn("wait_on_stream", e["args"])
 
     def test_injection_env(self):
         out = os.path.join(self.tmp, "env")

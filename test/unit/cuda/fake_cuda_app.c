@@ -5,7 +5,8 @@
  * preloaded agent) and makes CUPTI deliver what a short training loop
  * would: per step an NVTX range, a kernel launch through the runtime and
  * through the driver (from a second thread), a copy, an NCCL all-gather, a
- * stream sync, and noise that must not show. Run under `prof run` by
+ * stream sync, an event recorded on one stream that another stream waits
+ * for and the host synchronizes on, and noise that must not show. Run under `prof run` by
  * e2e_fake_cuda.py, which checks the outputs.
  *   fake_cuda_app LIBCUPTI_FAKE STEPS
  */
@@ -106,6 +107,40 @@ static void copy_and_sync(uint64_t t, uint32_t corr)
 	push(&s, sizeof s);
 }
 
+/* A sync of `type` on CUDA event `event` (issued as `corr`). */
+static void event_sync(CUpti_ActivitySynchronizationType type, uint32_t event, uint32_t stream,
+		       uint64_t start, uint64_t dur, uint32_t corr)
+{
+	CUpti_ActivitySynchronization2 s;
+	memset(&s, 0, sizeof s);
+	s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	s.type = type, s.cudaEventId = event, s.streamId = stream;
+	s.start = start, s.end = start + dur, s.correlationId = corr;
+	push(&s, sizeof s);
+}
+
+/* cudaEventRecord(e, stream 7) after the step's first kernel; stream 9
+ * (the driver thread's) waits for it; the host synchronizes on it. The
+ * event is the same every step, recorded anew (as PyTorch reuses its). */
+static void events_of_step(uint64_t t, uint32_t corr)
+{
+	api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
+	    t + 25 * US, US, corr);
+	CUpti_ActivityCudaEvent2 e;
+	memset(&e, 0, sizeof e);
+	e.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+	e.correlationId = corr, e.streamId = 7, e.eventId = 500;
+	push(&e, sizeof e);
+	api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
+	    t + 27 * US, US, corr + 1);
+	event_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 500, 9, t + 27 * US, US,
+		   corr + 1);
+	api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+	    t + 100 * US, 10 * US, corr + 2);
+	event_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, 500,
+		   CUPTI_SYNCHRONIZATION_INVALID_VALUE, t + 100 * US, 10 * US, corr + 2);
+}
+
 /* The "Triton" thread: launches through the driver. */
 static void *driver_thread(void *arg)
 {
@@ -139,6 +174,7 @@ static void step(int i)
 	    t + 18 * US, 6 * US, corr + 6);
 	kernel("graph_k0", t + 91 * US, 5 * US, corr + 6, 7);
 	kernel("graph_k1", t + 97 * US, 5 * US, corr + 6, 7);
+	events_of_step(t, corr + 7);
 	marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 100 + (uint32_t)i, t + 120 * US, NULL);
 	pthread_t th;
 	uint64_t dt = t + 20 * US;

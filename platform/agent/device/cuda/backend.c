@@ -64,6 +64,7 @@ static const CUpti_ActivityKind cuda_traced[] = {
 	CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
 	CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
 	CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_OVERHEAD,
+	CUPTI_ACTIVITY_KIND_CUDA_EVENT,
 };
 static const CUpti_ActivityKind cuda_always[] = {
 	CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
@@ -90,6 +91,7 @@ static uint64_t cuda_skip_kinds(void)
 		{ "SYNCHRONIZATION", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
 		{ "MEMORY2", CUPTI_ACTIVITY_KIND_MEMORY2 }, { "MARKER", CUPTI_ACTIVITY_KIND_MARKER },
 		{ "OVERHEAD", CUPTI_ACTIVITY_KIND_OVERHEAD },
+		{ "CUDA_EVENT", CUPTI_ACTIVITY_KIND_CUDA_EVENT },
 	};
 	const char *e = getenv("PROF_CUDA_SKIP_KINDS");
 	uint64_t mask = 0;
@@ -492,6 +494,11 @@ static void cuda_log_totals(void)
 		  (unsigned long long)s->other_kinds, (unsigned long long)cuda.dropped,
 		  (unsigned long long)p.requests, (unsigned long long)p.grown,
 		  (unsigned long long)p.overflow, (unsigned long long)p.refused);
+	if (s->waits_unknown || s->events_evicted)
+		agent_log("cuda: %llu event syncs whose event record was not seen (their "
+			  "wait_on_* args say -1); %llu CUDA events forgotten for room",
+			  (unsigned long long)s->waits_unknown,
+			  (unsigned long long)s->events_evicted);
 	for (unsigned i = 0; i < CUDA_OVERHEAD_SLOTS; i++)
 		if (s->overhead_ns[i])
 			agent_log("cuda: CUPTI overhead, %s: %.3f ms", cuda_overhead_name(i),

@@ -72,6 +72,11 @@ CUDA_SAME(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, end);
 CUDA_SAME(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, correlationId);
 CUDA_SAME(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, contextId);
 CUDA_SAME(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, streamId);
+CUDA_SAME(CUpti_ActivitySynchronization, CUpti_ActivitySynchronization2, cudaEventId);
+CUDA_SAME(CUpti_ActivityCudaEvent, CUpti_ActivityCudaEvent2, correlationId);
+CUDA_SAME(CUpti_ActivityCudaEvent, CUpti_ActivityCudaEvent2, contextId);
+CUDA_SAME(CUpti_ActivityCudaEvent, CUpti_ActivityCudaEvent2, streamId);
+CUDA_SAME(CUpti_ActivityCudaEvent, CUpti_ActivityCudaEvent2, eventId);
 CUDA_SAME(CUpti_ActivityOverhead, CUpti_ActivityOverhead3, overheadKind);
 CUDA_SAME(CUpti_ActivityOverhead, CUpti_ActivityOverhead3, start);
 CUDA_SAME(CUpti_ActivityOverhead, CUpti_ActivityOverhead3, end);
@@ -94,6 +99,7 @@ void cuda_conv_init(struct cuda_conv *c)
 void cuda_conv_free(struct cuda_conv *c)
 {
 	cuda_markers_free(c);
+	cuda_events_free(c);
 	for (int i = 0; i < 2; i++) {
 		free(c->held[i]);
 		c->held[i] = NULL;
@@ -241,6 +247,20 @@ static enum cuda_out_kind cuda_memset(struct cuda_conv *c, const CUpti_ActivityM
 	return CUDA_OUT_ACTIVITY;
 }
 
+/* A sync on an event: the event, and the record it waited for. */
+static void cuda_sync_event(struct cuda_conv *c, const CUpti_ActivitySynchronization2 *s,
+			    struct raw_dev_activity *a)
+{
+	uint32_t stream, corr;
+	a->event_id = s->cudaEventId;
+	if (cuda_events_waited(c, s->contextId, s->cudaEventId, s->correlationId, &stream, &corr)) {
+		a->wait_stream = stream;
+		a->wait_corr = corr;
+	} else {
+		c->stats.waits_unknown++;
+	}
+}
+
 static enum cuda_out_kind cuda_sync(struct cuda_conv *c, const CUpti_ActivitySynchronization2 *s,
 				    struct cuda_out *o)
 {
@@ -255,7 +275,17 @@ static enum cuda_out_kind cuda_sync(struct cuda_conv *c, const CUpti_ActivitySyn
 		      cuda_ctx_device(c, s->contextId), stream);
 	uint32_t t = (uint32_t)s->type;
 	o->name = names[t < sizeof names / sizeof names[0] ? t : 0];
+	if (t == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE ||
+	    t == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT)
+		cuda_sync_event(c, s, &o->u.act);
 	return CUDA_OUT_ACTIVITY;
+}
+
+/* cudaEventRecord: kept for the syncs on the event that follow. */
+static enum cuda_out_kind cuda_event_record(struct cuda_conv *c, const CUpti_ActivityCudaEvent2 *e)
+{
+	cuda_events_put(c, e->contextId, e->eventId, e->streamId, e->correlationId);
+	return CUDA_OUT_SKIP;
 }
 
 static enum cuda_out_kind cuda_api(struct cuda_conv *c, const CUpti_ActivityAPI *a,
@@ -447,6 +477,8 @@ static enum cuda_out_kind cuda_dispatch(struct cuda_conv *c, const CUpti_Activit
 		return cuda_memset(c, (const CUpti_ActivityMemset4 *)r, o);
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
 		return cuda_sync(c, (const CUpti_ActivitySynchronization2 *)r, o);
+	case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+		return cuda_event_record(c, (const CUpti_ActivityCudaEvent2 *)r);
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
 		return cuda_api(c, (const CUpti_ActivityAPI *)r, RAW_API_RUNTIME, o);
 	case CUPTI_ACTIVITY_KIND_DRIVER:

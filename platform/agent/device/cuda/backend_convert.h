@@ -62,9 +62,13 @@ struct cuda_marker_open {
 #define CUDA_MAX_CONTEXTS 64
 #define CUDA_MAX_OPEN_MARKERS (1u << 16)  /* beyond this, starts count as lost */
 #define CUDA_OVERHEAD_SLOTS 10
+#define CUDA_EVENT_SLOTS 4096u   /* CUDA events kept (backend_events.c); a power of 2 */
+#define CUDA_EVENT_HISTORY 4u    /* records kept per event */
 
 struct cuda_conv_stats {
 	uint64_t records, written, blocked, filtered, lost, other_kinds;
+	/* event syncs whose event's record was not known; events given up */
+	uint64_t waits_unknown, events_evicted;
 	uint64_t overhead_ns[CUDA_OVERHEAD_SLOTS];   /* by cuda_overhead_slot() */
 };
 
@@ -95,6 +99,7 @@ struct cuda_conv {
 	struct cuda_marker_open *open;
 	uint32_t open_cap, open_used;
 	char *held[2];               /* last output's strings, freed next call */
+	struct cuda_event_slot *events;   /* CUDA_EVENT_SLOTS, or NULL before the first */
 	struct { uint32_t context, device; } ctx[CUDA_MAX_CONTEXTS];
 	uint32_t nctx;
 	struct cuda_conv_stats stats;
@@ -116,6 +121,15 @@ uint32_t cuda_nccl_op(const char *kernel_name);
 struct cuda_marker_open *cuda_markers_put(struct cuda_conv *c, uint32_t id);
 bool cuda_markers_take(struct cuda_conv *c, uint32_t id, struct cuda_marker_open *out);
 void cuda_markers_free(struct cuda_conv *c);
+
+/* CUDA event records (backend_events.c): one kept, and the one a sync on
+ * the event issued as `wait_corr` waited for (the latest issued before
+ * it), false when not known. */
+void cuda_events_put(struct cuda_conv *c, uint32_t context, uint32_t event, uint32_t stream,
+		     uint32_t corr);
+bool cuda_events_waited(const struct cuda_conv *c, uint32_t context, uint32_t event,
+			uint32_t wait_corr, uint32_t *stream, uint32_t *record_corr);
+void cuda_events_free(struct cuda_conv *c);
 
 /* CUPTI overhead kinds folded into CUDA_OVERHEAD_SLOTS, and their names. */
 unsigned cuda_overhead_slot(uint32_t overhead_kind);
