@@ -5,7 +5,7 @@ read a failure without the machine: counts by category, names, threads,
 the agent's CUDA log lines, the step table).
 
   test/gpu/scenarios.py [--prof build/bin/prof] [--python python3]
-                        [--out DIR] [--only loop,compile,graphs,userprof]
+                        [--out DIR] [--only loop,compile,graphs,userprof,streams,inscript]
 
 Exit status 1 when a check failed. Each scenario has its own time limit;
 one that runs out is a failure, and the others still run.
@@ -60,6 +60,18 @@ def run_dir_of(stderr, out):
             return line[len("prof: recording into "):].strip()
     dirs = sorted(glob.glob(os.path.join(out, "*_prof")), key=os.path.getmtime)
     return dirs[-1] if dirs else None
+
+
+def window_result(out):
+    """The first window's result under `out` (a plain python's prof.profile)."""
+    found = []
+    for d in glob.glob(os.path.join(out, "*_prof")):
+        try:
+            with open(os.path.join(d, "profiler_info.json")) as f:
+                found.append((json.load(f)["window"]["window"], d))
+        except (OSError, KeyError, ValueError):
+            continue
+    return min(found)[1] if found else None
 
 
 def logs(d):
@@ -240,11 +252,73 @@ def scenario_userprof(c, d, ev, res):
             len(steps))
 
 
+def event_syncs(c, ev, steps):
+    """Kineto's wait_on_* args on event syncs: each names a cudaEventRecord
+    of the trace, and the stream waits wait for the copy stream."""
+    records = {e["args"].get("correlation") for e in ev
+               if e.get("cat") == "cuda_runtime" and e.get("name") == "cudaEventRecord"}
+    copy_streams = {e["args"].get("stream") for e in ev
+                    if e.get("cat") == "gpu_memcpy" and "HtoD" in e.get("name", "")}
+    for kind in ("Stream Wait Event", "Event Sync"):
+        syncs = [e for e in ev if e.get("cat") == "cuda_sync" and e.get("name") == kind]
+        known = [e for e in syncs if e["args"].get("wait_on_cuda_event_record_corr_id", -1) >= 0]
+        print("  [info] %s: %d, first args %s" % (kind, len(syncs), [e["args"] for e in syncs[:2]]))
+        c.check(len(known) >= steps, "%s with the record it waited for" % kind,
+                "%d of %d" % (len(known), len(syncs)))
+        c.check(all(e["args"]["wait_on_cuda_event_record_corr_id"] in records for e in known),
+                "%s: wait_on_cuda_event_record_corr_id names a cudaEventRecord" % kind)
+        if kind == "Stream Wait Event":
+            on = collections.Counter(e["args"].get("wait_on_stream") for e in known)
+            c.check(bool(set(on) & copy_streams), "stream waits wait for the copy stream",
+                    "%s vs copies on %s" % (on.most_common(3), copy_streams))
+
+
+def scenario_streams(c, d, ev, res):
+    steps = res["steps"] if res else 20
+    common_checks(c, d, ev, steps)
+    event_syncs(c, ev, steps)
+    mem = csv_rows(d, "memory_record.csv")
+    pta = [r for r in mem if r.get("Component") == "PTA"]
+    c.check(len(pta) > 0, "profile_memory: memory_record.csv PTA rows",
+            "%d; first %s" % (len(pta), pta[:1]))
+    opmem = csv_rows(d, "operator_memory.csv")
+    c.check(len(opmem) > 0, "profile_memory: operator_memory.csv rows",
+            "%d; first %s" % (len(opmem), opmem[:1]))
+    modules = collections.Counter(e["name"] for e in ev if e.get("ph") == "X"
+                                  and e.get("name", "").startswith("nn.Module: "))
+    c.check(sum(modules.values()) >= steps, "with_modules: nn.Module ranges",
+            modules.most_common(4))
+    flops = [r for r in csv_rows(d, "operator_details.csv")
+             if r.get("Name") in ("aten::addmm", "aten::mm") and float(r.get("FLOPs") or 0) > 0]
+    c.check(len(flops) >= steps, "with_flops: FLOPs of the matmuls", flops[:1])
+    report = os.path.join(d, "PROFILER_OUTPUT", "report.html")
+    with open(report, errors="replace") as f:
+        html = f.read()
+    c.check("<svg" in html, "report.html with charts", len(html))
+    annotations = [e for e in ev if e.get("cat") == "gpu_user_annotation"]
+    print("  [info] gpu_user_annotation: %d" % len(annotations))
+
+
+def scenario_inscript(c, d, ev, res):
+    """A window result of prof.profile in a plain python (no prof run)."""
+    c.check(res is not None and res.get("steps", 0) >= 5, "the script ran", res)
+    kernels = [e for e in ev if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    c.check(len(kernels) >= 3, "CUDA attached after its init: kernels in the window",
+            len(kernels))
+    rows = csv_rows(d, "step_trace_time.csv")
+    c.check(len(rows) == 3, "the window's 3 active steps", [r.get("Step") for r in rows])
+    ops_with_device_time(c, d)
+
+
 SCENARIOS = {
     "loop": (["loop", "--steps", "30"], ["--record-shapes"], 90, scenario_loop),
     "compile": (["compile", "--steps", "15"], [], 120, scenario_compile),
     "graphs": (["graphs", "--steps", "20"], [], 60, scenario_graphs),
     "userprof": (["userprof", "--steps", "10"], [], 90, scenario_userprof),
+    "streams": (["streams", "--steps", "20"],
+                ["--profile-memory", "--with-modules", "--with-flops"], 90, scenario_streams),
+    # flags None: a plain python, no prof run
+    "inscript": (["inscript", "--steps", "8"], None, 90, scenario_inscript),
 }
 
 
@@ -261,9 +335,16 @@ def main():
         out = os.path.join(args.out, name)
         os.makedirs(out, exist_ok=True)
         wl = wl + (["--trace", os.path.join(out, "torch_trace.json")] if name == "userprof" else [])
-        cmd = [args.prof, "run", "-o", out] + flags + ["--", args.python, SCRIPT] + wl
+        env = None
+        if flags is None:
+            pydir = os.path.join(os.path.dirname(os.path.realpath(args.prof)), "..", "share",
+                                 "prof", "python")
+            env = dict(os.environ, PYTHONPATH=os.path.normpath(pydir))
+            cmd = [args.python, SCRIPT] + wl + ["--out", out]
+        else:
+            cmd = [args.prof, "run", "-o", out] + flags + ["--", args.python, SCRIPT] + wl
         print("== %s: %s" % (name, " ".join(cmd)), flush=True)
-        rc, so, se, res, secs = run(cmd, limit)
+        rc, so, se, res, secs = run(cmd, limit, env)
         print("  rc=%s in %.1f s; RESULT %s" % (rc, secs, res))
         print("  prof stderr tail:\n    " + "\n    ".join(se.splitlines()[-15:]))
         if rc != 0:
@@ -271,7 +352,7 @@ def main():
         c.check(rc == 0, "%s: exit status 0" % name, rc)
         c.check("CUPTI_ERROR" not in se and "CUPTI initialization failed" not in se,
                 "%s: no CUPTI complaint on the program's stderr" % name)
-        d = run_dir_of(se, out)
+        d = run_dir_of(se, out) if flags is not None else window_result(out)
         if not d or not os.path.exists(os.path.join(d, "PROFILER_OUTPUT", "trace_view.json")):
             c.check(False, "%s: parsed run directory" % name, d)
             continue

@@ -12,8 +12,17 @@ outputs with it) and exits 0.
   userprof  the loop above run under torch.profiler (CPU + CUDA) by the
             script itself: prof must step aside and the script's own
             trace must hold kernels
+  streams   an MLP whose batches come over a side stream: the copy
+            stream records an event, the compute stream waits for it
+            (cudaStreamWaitEvent), the host synchronizes on an event at
+            the end of each step (cudaEventSynchronize); for event syncs,
+            profile_memory, with_modules and with_flops on CUDA
+  inscript  no prof run: CUDA initialised first, then prof.profile
+            (CPU + CUDA, a schedule, tensorboard_trace_handler(--out)) in
+            the script, as torch_npu users write it (PYTHONPATH must hold
+            prof's python package)
 
-  python3 torch2.py MODE [--steps N] [--trace PATH]
+  python3 torch2.py MODE [--steps N] [--trace PATH] [--out DIR]
 """
 import argparse
 import ctypes
@@ -175,16 +184,76 @@ def userprof(args):
     return res
 
 
+def streams(args):
+    dev = torch.device("cuda")
+    torch.manual_seed(0)
+    model = mlp().to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = nn.CrossEntropyLoss()
+    side = torch.cuda.Stream()
+    xs = [torch.randn(256, 512).pin_memory() for _ in range(4)]
+    y = torch.randint(0, 10, (256,), device=dev)
+    arrived, done = torch.cuda.Event(), torch.cuda.Event()
+    times = []
+    for i in range(args.steps):
+        t0 = time.perf_counter()
+        with torch.cuda.stream(side):
+            x = xs[i % len(xs)].to(dev, non_blocking=True)
+            arrived.record(side)
+        torch.cuda.current_stream().wait_event(arrived)
+        x.record_stream(torch.cuda.current_stream())
+        loss = loss_fn(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        done.record()
+        done.synchronize()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return {"median_step_ms": statistics.median(times), "steps": len(times),
+            "loss": float(loss.item()), "side_stream": side.stream_id}
+
+
+def inscript(args):
+    """prof.profile in the script, CUDA already initialised (the agent
+    attaches to it), one window of 3 steps written by the handler."""
+    import prof
+    dev = torch.device("cuda")
+    torch.manual_seed(0)
+    model = mlp().to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(256, 512, device=dev)
+    y = torch.randint(0, 10, (256,), device=dev)
+    torch.cuda.synchronize()
+    acts = [prof.ProfilerActivity.CPU, prof.ProfilerActivity.CUDA]
+    times = []
+    with prof.profile(activities=acts, schedule=prof.schedule(wait=1, warmup=1, active=3, repeat=1),
+                      on_trace_ready=prof.tensorboard_trace_handler(args.out)) as p:
+        for _ in range(args.steps):
+            t0 = time.perf_counter()
+            loss = nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            torch.cuda.synchronize()
+            times.append((time.perf_counter() - t0) * 1e3)
+            p.step()
+    return {"median_step_ms": statistics.median(times), "steps": len(times),
+            "loss": float(loss.item())}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("mode", choices=("loop", "compile", "graphs", "userprof"))
+    ap.add_argument("mode", choices=("loop", "compile", "graphs", "userprof", "streams",
+                                     "inscript"))
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--trace", default="torch_trace.json")
+    ap.add_argument("--out", default="prof_result", help="inscript: the handler's directory")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("torch2.py: no CUDA device", file=sys.stderr)
         return 2
-    fn = {"loop": loop, "compile": compiled, "graphs": graphs, "userprof": userprof}[args.mode]
+    fn = {"loop": loop, "compile": compiled, "graphs": graphs, "userprof": userprof,
+          "streams": streams, "inscript": inscript}[args.mode]
     res = fn(args)
     res.update({"mode": args.mode, "device": torch.cuda.get_device_name(0),
                 "torch": torch.__version__, "cuda": torch.version.cuda})
