@@ -230,6 +230,8 @@ void model_on_dev_collective(struct parse_model *m, struct parse_stream *s)
 			     sim ? name : NULL, group, ranks, s->ns, &l);
 	flow(m, p, c, rc.device, rc.stream, s->ns);
 	task_out(m, p, &k, c);
+	if (c)   /* a collective's kernel is a kernel of its range, as Kineto's */
+		model_gpuann_extend(m, c, rc.device, rc.stream, k.start_ns, k.end_ns);
 	struct out_coll oc = { p->pid, rc.op, rc.vendor, rc.device, rc.rank, rc.peer, k.start_ns,
 			       k.end_ns, rc.bytes, model_group_seq(p, group), name, group, ranks };
 	OUT_SINKS_EMIT(m->out.sinks, collective, p, &oc);

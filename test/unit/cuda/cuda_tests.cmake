@@ -47,4 +47,4 @@ target_link_libraries(fake_cuda_app PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
 add_dependencies(fake_cuda_app test_fake_cupti)
 add_test(NAME e2e.test_cuda_fake COMMAND ${PROF_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/e2e_fake_cuda.py)
 set_tests_properties(e2e.test_cuda_fake PROPERTIES TIMEOUT 300
-  ENVIRONMENT "PROF_BIN=${PROF_OUT}/bin/prof;PROF_BUILD=${PROF_OUT};PROF_TEST_TMP=${CMAKE_BINARY_DIR}/test/tmp;PROF_FAKE_CUDA_APP=$<TARGET_FILE:fake_cuda_app>;PROF_FAKE_CUPTI=$<TARGET_FILE:test_fake_cupti>")
+  ENVIRONMENT "PROF_BIN=${PROF_OUT}/bin/prof;PROF_BUILD=${PROF_OUT};PROF_TEST_TMP=${CMAKE_BINARY_DIR}/test/tmp;PROF_FAKE_CUDA_APP=$<TARGET_FILE:fake_cuda_app>;PROF_FAKE_CUPTI=$<TARGET_FILE:test_fake_cupti>;PROF_TX_LIB=$<TARGET_FILE:prof_tx>")

@@ -21,6 +21,7 @@ from proftest import PROF, ProfTestCase, Run, events  # noqa: E402
 
 APP = os.environ.get("PROF_FAKE_CUDA_APP", "")
 FAKE = os.environ.get("PROF_FAKE_CUPTI", "")
+TX = os.environ.get("PROF_TX_LIB", "")
 STEPS = 4
 KERNEL = "void at::native::vectorized_elementwise_kernel<4>(int, 4)"
 
@@ -31,9 +32,10 @@ class FakeCudaTest(ProfTestCase):
         if not (APP and FAKE):
             raise unittest.SkipTest("PROF_FAKE_CUDA_APP / PROF_FAKE_CUPTI not set")
 
-    def run_app(self, *flags):
+    def run_app(self, *flags, tx=False):
         out = os.path.join(self.tmp, "out")
-        proc = subprocess.run([PROF, "run", "-o", out, *flags, "--", APP, FAKE, str(STEPS)],
+        proc = subprocess.run([PROF, "run", "-o", out, *flags, "--", APP, FAKE, str(STEPS)]
+                              + ([TX] if tx else []),
                               capture_output=True, text=True, timeout=120)
         run = Run(proc, out)
         self.assertEqual(run.rc, 0, run.stderr)
@@ -120,6 +122,30 @@ class FakeCudaTest(ProfTestCase):
                 self.assertLess(rec, a["correlation"])
         for e in events(t, "X", "cuda_sync", "Stream Sync"):
             self.assertNotIn("wait_on_stream", e["args"])
+
+    def test_gpu_user_annotation(self):
+        # Kineto's shape: per user range and stream, on the device's pid and
+        # the stream's tid, from the first to the last task the range's
+        # launches ran; not for the driver thread's launch (outside it)
+        if not TX:
+            self.skipTest("PROF_TX_LIB not set")
+        t = self.run_app(tx=True).trace()
+        ranges = events(t, "X", "user_annotation", "fake_step")
+        self.assertEqual(len(ranges), STEPS)
+        ann = events(t, "X", "gpu_user_annotation", "fake_step")
+        by_stream = collections.defaultdict(list)
+        for a in ann:
+            by_stream[a["tid"]].append(a)
+        self.assertEqual(sorted(by_stream), [7, 8], ann[:3])
+        self.assertTrue(all(len(v) == STEPS for v in by_stream.values()), by_stream)
+        kernels = [e for e in events(t, "X", "kernel") if e["tid"] == 7]
+        for a in by_stream[7]:
+            inside = [k for k in kernels
+                      if a["ts"] <= k["ts"] and k["ts"] + k["dur"] <= a["ts"] + a["dur"] + 0.001]
+            # the step's elementwise kernel, then the graph's two: 10 to 102 us
+            self.assertEqual(len(inside), 3, (a, inside))
+            self.assertAlmostEqual(float(a["dur"]), 92.0, delta=0.01)
+            self.assertEqual(a["pid"], kernels[0]["pid"])
 
     def test_injection_env(self):
         out = os.path.join(self.tmp, "env")

@@ -6,9 +6,11 @@
  * would: per step an NVTX range, a kernel launch through the runtime and
  * through the driver (from a second thread), a copy, an NCCL all-gather, a
  * stream sync, an event recorded on one stream that another stream waits
- * for and the host synchronizes on, and noise that must not show. Run under `prof run` by
+ * for and the host synchronizes on, and noise that must not show. With
+ * LIBPROF_TX each step is also a prof_tx range "fake_step" on the main
+ * thread (for gpu_user_annotation). Run under `prof run` by
  * e2e_fake_cuda.py, which checks the outputs.
- *   fake_cuda_app LIBCUPTI_FAKE STEPS
+ *   fake_cuda_app LIBCUPTI_FAKE STEPS [LIBPROF_TX]
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -28,6 +30,8 @@ static void (*api_call)(CUpti_CallbackDomain, CUpti_CallbackId);
 static void (*drop)(size_t);
 
 static CUptiResult (*cupti_now)(uint64_t *);
+static void (*range_push)(const char *);
+static void (*range_pop)(void);
 
 /* Records are stamped on CUPTI's clock, as a real CUPTI stamps them. */
 static uint64_t now(void)
@@ -154,6 +158,8 @@ static void *driver_thread(void *arg)
 
 static void step(int i)
 {
+	if (range_push)
+		range_push("fake_step");
 	uint64_t t = now();
 	uint32_t corr = 1000 + 10 * (uint32_t)i;
 	marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 100 + (uint32_t)i, t, "train_step");
@@ -181,7 +187,9 @@ static void step(int i)
 	pthread_create(&th, NULL, driver_thread, &dt);
 	pthread_join(th, NULL);
 	struct timespec ts = { 0, 2 * 1000 * 1000 };
-	nanosleep(&ts, NULL);
+	nanosleep(&ts, NULL);   /* past the records' times: the range holds them */
+	if (range_pop)
+		range_pop();
 }
 
 static void device_record(void)
@@ -209,6 +217,16 @@ int main(int argc, char **argv)
 	sym(h, "fake_cupti_drop", &drop);
 	sym(h, "cuptiGetTimestamp", &cupti_now);
 	sym(h, "fake_cupti_tid_type", &tid_type);
+	if (argc > 3) {
+		/* as a program linked with it: its calls bound first to the
+		 * preloaded agent's */
+		if (!dlopen(argv[3], RTLD_NOW | RTLD_GLOBAL)) {
+			fprintf(stderr, "fake_cuda_app: %s\n", dlerror());
+			return 2;
+		}
+		sym(RTLD_DEFAULT, "prof_range_push", &range_push);
+		sym(RTLD_DEFAULT, "prof_range_pop", &range_pop);
+	}
 	int (*init)(void);
 	sym(RTLD_DEFAULT, "InitializeInjection", &init);   /* cuInit's part */
 	if (init() != 1)
