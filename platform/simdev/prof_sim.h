@@ -21,6 +21,7 @@ extern "C" {
 #endif
 
 typedef struct prof_sim_stream prof_sim_stream;   /* opaque */
+typedef struct prof_sim_event prof_sim_event;     /* opaque */
 
 /* Streams belong to device `device` (0..7). Stream ids are 1, 2, ...
  * per device in creation order. */
@@ -51,6 +52,20 @@ void prof_sim_collective(prof_sim_stream *s, enum prof_sim_coll op, const char *
 /* Waits until all work queued on the stream / on every stream is done. */
 void prof_sim_stream_sync(prof_sim_stream *s);
 void prof_sim_device_sync(void);
+
+/* Events, as CUDA's. Ids are 1, 2, ... per device in creation order.
+ * record: the event completes when the work queued on `s` before it has
+ * (recording it again starts over). stream_wait_event: work queued on `s`
+ * after the call starts only once the event's latest record made before
+ * the call has completed (never recorded: no wait). synchronize: waits
+ * for that record to complete. Destroying an event with waits pending
+ * leaves them to complete as they would have. */
+prof_sim_event *prof_sim_event_create(int device);
+void prof_sim_event_destroy(prof_sim_event *e);
+int  prof_sim_event_id(const prof_sim_event *e);
+void prof_sim_event_record(prof_sim_event *e, prof_sim_stream *s);
+void prof_sim_stream_wait_event(prof_sim_stream *s, prof_sim_event *e);
+void prof_sim_event_synchronize(prof_sim_event *e);
 
 #ifdef __cplusplus
 }

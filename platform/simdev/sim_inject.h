@@ -23,7 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SIM_INJECT_VERSION 1u
+/* The library and the agent must speak the same version (subscribe and
+ * inject refuse another): records are handed over as arrays of struct
+ * sim_record, whose size is the version's. 2: records carry event waits. */
+#define SIM_INJECT_VERSION 2u
 #define SIM_NAME_MAX  128u
 #define SIM_GROUP_MAX 64u
 #define SIM_RANKS_MAX 128u
@@ -36,8 +39,11 @@ enum sim_rec_kind {
 	SIM_REC_API = 5,      /* a prof_sim_* call, on the calling thread */
 	SIM_REC_MALLOC = 6,
 	SIM_REC_FREE = 7,
-	SIM_REC_SYNC = 8,     /* the device waited for a stream (name "Stream Sync") or
-			       * for all of them ("Context Sync", stream 0) */
+	SIM_REC_SYNC = 8,     /* the device waited for a stream (name "Stream Sync"), for
+			       * all of them ("Context Sync", stream 0), for an event
+			       * ("Event Sync", stream 0), or a stream was told to wait
+			       * for one ("Stream Wait Event", on the waiting stream);
+			       * the call's span, as CUPTI's */
 };
 
 struct sim_record {
@@ -57,6 +63,13 @@ struct sim_record {
 	char name[SIM_NAME_MAX];   /* kernel, collective or API name */
 	char group[SIM_GROUP_MAX];
 	char ranks[SIM_RANKS_MAX];
+	/* "Event Sync" and "Stream Wait Event": the event, and the
+	 * prof_sim_event_record call it waited for (its correlation and
+	 * stream): the latest before the wait; wait_corr 0 when there was
+	 * none or that call was not recorded. */
+	uint64_t wait_corr;
+	uint32_t wait_stream;
+	uint32_t event_id;
 };
 
 typedef void (*sim_deliver_fn)(const struct sim_record *recs, size_t n, void *ctx);

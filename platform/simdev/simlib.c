@@ -99,16 +99,23 @@ SIM_EXPORT void prof_sim_memset(prof_sim_stream *s, uint64_t bytes, uint64_t dur
 	work(s, SIM_REC_MEMSET, "prof_sim_memset", NULL, bytes, 0, duration_ns);
 }
 
-/* What the device did while the call waited, as CUPTI's synchronization
- * records say it: the call's span, its correlation, the stream waited for. */
-static void sync_report(const struct sim_call *c, const char *kind, int device, int stream)
+void sim_sync_fill(struct sim_record *r, const struct sim_call *c, const char *kind,
+		   int device, int stream)
 {
-	struct sim_record r = {
+	*r = (struct sim_record){
 		.kind = SIM_REC_SYNC, .recorded = c->recorded, .start_ns = c->start_ns,
 		.end_ns = sim_now(), .correlation = c->correlation,
 		.device = device > 0 ? (uint32_t)device : 0, .stream = (uint32_t)stream,
 	};
-	snprintf(r.name, sizeof r.name, "%s", kind);
+	snprintf(r->name, sizeof r->name, "%s", kind);
+}
+
+/* What the device did while the call waited, as CUPTI's synchronization
+ * records say it: the call's span, its correlation, the stream waited for. */
+static void sync_report(const struct sim_call *c, const char *kind, int device, int stream)
+{
+	struct sim_record r;
+	sim_sync_fill(&r, c, kind, device, stream);
 	sim_report(&r);
 }
 
@@ -136,6 +143,7 @@ SIM_EXPORT void prof_sim_device_sync(void)
 static void sim_after_fork(void)
 {
 	sim_report_after_fork();
+	sim_events_after_fork();   /* before the streams drop their ops */
 	sim_streams_after_fork();
 	sim_mem_after_fork();
 }

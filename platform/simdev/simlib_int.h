@@ -4,6 +4,7 @@
  *   simlib_coll.c    collectives
  *   simlib_mem.c     prof_sim_malloc/free and their fake device addresses
  *   simlib_stream.c  streams' queues, worker threads, faithful durations
+ *   simlib_event.c   events: records, stream waits, event syncs
  *   simlib_report.c  injection, subscription, the buffer of completed records
  */
 #ifndef PROF_SIMLIB_INT_H
@@ -18,10 +19,16 @@
 #define SIM_EXPORT __attribute__((visibility("default")))
 #define SIM_DEVICES 8
 
-/* One piece of queued work; the worker fills rec.start_ns/end_ns. */
+struct sim_mark;   /* one event record's completion (simlib_event.c) */
+
+/* One piece of queued work; the worker fills rec.start_ns/end_ns. An op
+ * with a mark is no work: it completes the mark (an event record) or, with
+ * `waits`, holds the stream until the mark completes (a stream wait). */
 struct sim_op {
 	struct sim_op *next;
 	uint64_t duration_ns;
+	struct sim_mark *mark;
+	int waits;
 	struct sim_record rec;
 };
 
@@ -47,6 +54,10 @@ struct sim_call {
 };
 void sim_call_begin(struct sim_call *c);
 void sim_call_end(const struct sim_call *c, const char *api, int device);
+/* The device's side of a sync the call `c` made (as CUPTI's synchronization
+ * records: the call's span up to now, its correlation, the stream). */
+void sim_sync_fill(struct sim_record *r, const struct sim_call *c, const char *kind,
+		   int device, int stream);
 /* Work of the call `c` on `s`, to be filled and pushed; NULL without memory. */
 struct sim_op *sim_op_new(const struct prof_sim_stream *s, uint32_t kind,
 			  uint64_t duration_ns, const struct sim_call *c);
@@ -61,6 +72,14 @@ void sim_stream_push(struct prof_sim_stream *s, struct sim_op *op);
 void sim_stream_wait(struct prof_sim_stream *s);
 void sim_streams_wait_all(void);
 void sim_streams_after_fork(void);
+
+/* simlib_event.c. run: a mark op its stream's worker reached (a wait
+ * waits first); drop: one that will never run (no worker, or a fork
+ * dropped it), whose record counts as completed. Both give up the op's
+ * hold on its mark; the caller frees the op. */
+void sim_event_op_run(struct sim_op *op);
+void sim_event_op_drop(struct sim_op *op);
+void sim_events_after_fork(void);
 
 /* simlib_report.c */
 void sim_ensure_injected(void);

@@ -67,7 +67,10 @@ static void *sim_worker(void *arg)
 		if (!s->head)
 			s->tail = NULL;
 		pthread_mutex_unlock(&s->lock);
-		sim_run(op);
+		if (op->mark)
+			sim_event_op_run(op);
+		else
+			sim_run(op);
 		free(op);
 		pthread_mutex_lock(&s->lock);
 		s->done++;
@@ -87,6 +90,15 @@ static int sim_worker_start(struct prof_sim_stream *s)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	s->running = rc == 0;
 	return rc;
+}
+
+/* An op that will never run. An event record in it counts as completed
+ * all the same: a wait for work that never ran must not hang. */
+static void sim_op_discard(struct sim_op *op)
+{
+	if (op->mark)
+		sim_event_op_drop(op);
+	free(op);
 }
 
 static void sim_stream_init(struct prof_sim_stream *s)
@@ -152,7 +164,7 @@ void sim_stream_push(struct prof_sim_stream *s, struct sim_op *op)
 	if (!s->running && sim_worker_start(s) != 0) {
 		/* No thread to run it: it never ran, like failed work. */
 		pthread_mutex_unlock(&s->lock);
-		free(op);
+		sim_op_discard(op);
 		return;
 	}
 	op->next = NULL;
@@ -192,7 +204,7 @@ void sim_streams_after_fork(void)
 		sim_stream_init(s);
 		for (struct sim_op *op = s->head, *next; op; op = next) {
 			next = op->next;
-			free(op);
+			sim_op_discard(op);
 		}
 		s->head = s->tail = NULL;
 		s->queued = s->done = 0;

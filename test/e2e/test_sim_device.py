@@ -200,6 +200,107 @@ class Syncs(ProfTestCase):
             self.assertIn(a["stream"], (1, 2))
 
 
+class OneRun(ProfTestCase):
+    """One `prof run` of the workload CMD for every test of the class:
+    they read different outputs of it."""
+
+    CMD = ()
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(TMP, exist_ok=True)
+        cls.tmpdir = tempfile.mkdtemp(prefix=cls.__name__ + "-", dir=TMP)
+        out = os.path.join(cls.tmpdir, "out")
+        proc = subprocess.run([PROF, "run", "-o", out, "--", workload(cls.CMD[0]), *cls.CMD[1:]],
+                              capture_output=True, text=True, timeout=120)
+        cls.out = Run(proc, out)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmpdir, ignore_errors=True)
+
+    def setUp(self):
+        super().setUp()
+        self.assertEqual(self.out.rc, 0, self.out.stderr)
+        self.assertParsedClean(self.out)
+
+
+class EventSyncs(OneRun):
+    """test/workloads/sim_events.c: per step, stream B (2) waits for an
+    event recorded on stream A (1) after A's kernel "producer", then runs
+    "consumer"; the host synchronizes on the event. The trace says so as
+    Kineto does (HTA's critical path joins the waits to the cudaEventRecord
+    by these args), and the simulated timeline honours the wait."""
+
+    STEPS = 2
+    # the sim's calls, each under CUDA's name
+    CALLS = {"cudaEventCreate": ("prof_sim_event_create", 1),
+             "cudaEventRecord": ("prof_sim_event_record", STEPS),
+             "cudaStreamWaitEvent": ("prof_sim_stream_wait_event", STEPS),
+             "cudaEventSynchronize": ("prof_sim_event_synchronize", STEPS),
+             "cudaEventDestroy": ("prof_sim_event_destroy", 1)}
+
+    CMD = ("sim_events", str(STEPS))
+
+    def setUp(self):
+        super().setUp()
+        self.assertIn("stream A 1, stream B 2, event 1", self.out.stdout)
+        self.trace = self.out.trace()
+        self.runtime = events(self.trace, ph="X", cat="cuda_runtime")
+
+    def calls(self, name):
+        return {e["args"]["correlation"]: e for e in self.runtime if e["name"] == name}
+
+    def test_api_names(self):
+        for cuda, (sim, n) in self.CALLS.items():
+            calls = [e for e in self.runtime if e["name"] == cuda]
+            self.assertEqual(len(calls), n, cuda)
+            self.assertEqual({e["args"]["sim name"] for e in calls}, {sim})
+        # api_statistic.csv keeps the sim's names
+        t = Table(self.out.csv_rows("api_statistic.csv"))
+        counts = dict(zip(t.values("API Name"), (int(c) for c in t.values("Count"))))
+        for sim, n in self.CALLS.values():
+            self.assertEqual(counts.get(sim), n, sim)
+        # the syncs are no tasks: kernel_details.csv holds the kernels alone
+        t = Table(self.out.csv_rows("kernel_details.csv"))
+        self.assertEqual(collections.Counter(t.values("Name")),
+                         {"producer": self.STEPS, "consumer": self.STEPS})
+
+    def test_waits_name_the_record(self):
+        records = self.calls("cudaEventRecord")
+        syncs = events(self.trace, ph="X", cat="cuda_sync")
+        for kind, call, stream in (("Stream Wait Event", "cudaStreamWaitEvent", 2),
+                                   ("Event Sync", "cudaEventSynchronize", -1)):
+            waits = [e for e in syncs if e["name"] == kind]
+            self.assertEqual(len(waits), self.STEPS, kind)
+            callers = self.calls(call)
+            for e in waits:
+                a = e["args"]
+                self.assertEqual(a["cuda_sync_kind"], kind)
+                self.assertEqual((e["pid"], a["device"], a["stream"]), (0, 0, stream), e)
+                self.assertIn(a["correlation"], callers, e)   # the call that waited
+                self.assertEqual(a["wait_on_stream"], 1, e)
+                self.assertEqual(a["wait_on_cuda_event_id"], 1, e)
+                # the cudaEventRecord in this trace that last recorded it
+                # before the wait: this step's, not an earlier one
+                before = [c for c in records if c < a["correlation"]]
+                self.assertEqual(a["wait_on_cuda_event_record_corr_id"], max(before), e)
+        self.assertEqual(len({e["args"]["wait_on_cuda_event_record_corr_id"] for e in syncs
+                              if e["name"] == "Event Sync"}), self.STEPS)
+
+    def test_timeline_honours_the_wait(self):
+        kernels = events(self.trace, ph="X", cat="kernel")
+        producers = sorted((span(e) for e in kernels if e["name"] == "producer"))
+        consumers = sorted((span(e) for e in kernels if e["name"] == "consumer"))
+        self.assertEqual((len(producers), len(consumers)), (self.STEPS, self.STEPS))
+        syncs = sorted(span(e) for e in events(self.trace, ph="X", name="Event Sync"))
+        for p, c, s in zip(producers, consumers, syncs):
+            # queued at once on B, "consumer" starts only once "producer" is done
+            self.assertGreaterEqual(c[0] + 0.001, p[1])
+            # and the host's Event Sync ends only then too
+            self.assertGreaterEqual(s[1] + 0.001, p[1])
+
+
 class GpuUserAnnotation(ProfTestCase):
     def test_ranges_span_their_kernels_per_stream(self):
         lib = os.path.join(BUILD, "lib", "libprof_sim.so")
@@ -245,28 +346,11 @@ class WithoutProf(unittest.TestCase):
         self.assertGreaterEqual(elapsed, 2 * 3.5e-3)
 
 
-class DeviceOutputs(ProfTestCase):
+class DeviceOutputs(OneRun):
     """kernel_details.csv, trace_view.json, memory_record.csv and
     communication.json made of the sim device's activity."""
 
-    @classmethod
-    def setUpClass(cls):
-        # one run for every test of the class: they read different outputs
-        os.makedirs(TMP, exist_ok=True)
-        cls.tmpdir = tempfile.mkdtemp(prefix="DeviceOutputs-", dir=TMP)
-        out = os.path.join(cls.tmpdir, "out")
-        proc = subprocess.run([PROF, "run", "-o", out, "--", workload("sim_work"), str(STEPS)],
-                              capture_output=True, text=True, timeout=120)
-        cls.out = Run(proc, out)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmpdir, ignore_errors=True)
-
-    def setUp(self):
-        super().setUp()
-        self.assertEqual(self.out.rc, 0, self.out.stderr)
-        self.assertParsedClean(self.out)
+    CMD = ("sim_work", str(STEPS))
 
     def test_kernel_details(self):
         t = Table(self.out.csv_rows("kernel_details.csv"))

@@ -25,6 +25,11 @@ const char *out_trace_sim_api(const char *name)
 		{ "prof_sim_stream_destroy", "cudaStreamDestroy" },
 		{ "prof_sim_malloc", "cudaMalloc" },
 		{ "prof_sim_free", "cudaFree" },
+		{ "prof_sim_event_create", "cudaEventCreate" },
+		{ "prof_sim_event_destroy", "cudaEventDestroy" },
+		{ "prof_sim_event_record", "cudaEventRecord" },
+		{ "prof_sim_stream_wait_event", "cudaStreamWaitEvent" },
+		{ "prof_sim_event_synchronize", "cudaEventSynchronize" },
 	};
 	for (size_t i = 0; name && i < sizeof map / sizeof map[0]; i++)
 		if (strcmp(name, map[i].sim) == 0)

@@ -71,6 +71,8 @@ static void sim_emit_activity(const struct sim_record *r, uint32_t kind)
 		.end = r->end_ns, .correlation = r->correlation, .bytes = r->bytes,
 		.kind = kind, .vendor = RAW_VENDOR_SIM, .device = r->device, .stream = r->stream,
 		.copy_kind = kind == RAW_DEV_MEMCPY ? sim_copy_kind(r->copy_kind) : RAW_COPY_UNKNOWN,
+		/* an event sync's; 0 in every other record */
+		.wait_corr = r->wait_corr, .wait_stream = r->wait_stream, .event_id = r->event_id,
 	};
 	/* Copies and sets are named by the outputs, from their kind. */
 	dev_sink_activity(r->start_ns, &a,
