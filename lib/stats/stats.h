@@ -229,6 +229,9 @@ struct stats_recording {
 	size_t n_notes;
 	char *command;             /* the command recorded, its words joined by spaces;
 				    * NULL when profiler_info.json does not say */
+	char **words;              /* the same word by word, NULL after the last (one
+				    * allocation); nwords of them */
+	size_t nwords;
 };
 
 /* 0 (r->known 0 when prof did not finish the run), STATS_ABSENT, or -1. */
