@@ -409,12 +409,14 @@ static void memory_facts(const struct stats_memory *m, const struct report_devic
 	if (!isnan(f->mem_peak_mb))
 		return;
 	double best = -1;
-	for (size_t d = 0; d < m->ndevices; d++) {
-		const struct report_device *cap = capacity_of(&m->devices[d], devs, n);
-		if (cap && m->devices[d].peak_mb / cap->total_mb > best) {
-			best = m->devices[d].peak_mb / cap->total_mb;
+	for (size_t i = 0; i < n; i++) {   /* by the map: both lists can be long */
+		size_t d = stats_memory_find(m, devs[i].component, devs[i].device);
+		if (d == m->ndevices || !(devs[i].total_mb > 0))
+			continue;
+		if (m->devices[d].peak_mb / devs[i].total_mb > best) {
+			best = m->devices[d].peak_mb / devs[i].total_mb;
 			f->mem_peak_mb = m->devices[d].peak_mb;
-			f->mem_total_mb = cap->total_mb;
+			f->mem_total_mb = devs[i].total_mb;
 		}
 	}
 }
