@@ -44,8 +44,12 @@ static void diff_usage(FILE *out)
 		"temporary directory and removed afterwards) or cluster directories (the\n"
 		"ranks taken together: times summed, a step's time its slowest rank's).\n"
 		"A run not parsed yet is parsed first (said on standard error).\n"
-		"Runs that compare badly (other commands, devices or numbers of ranks,\n"
-		"step counts more than %.0fx apart, no steps) are said first.\n\n"
+		"Runs that compare badly (other programs, devices or numbers of ranks,\n"
+		"step counts more than %.0fx apart, no steps) are said first (\"Not\n"
+		"comparable\"). The same program with other arguments is a note that\n"
+		"names the words that differ (\"--hidden 64\", \"--hidden 512\"), not a\n"
+		"doubt: two model sizes compared is a fair question. A Python program\n"
+		"is the interpreter and its script (or -m MODULE, -c CODE).\n\n"
 		"Options:\n"
 		"  --fail-above PCT  exit 1 when NEW's median step time exceeds BASE's by\n"
 		"                    more than PCT percent (a CI gate)\n"
@@ -442,6 +446,36 @@ static void print_sides(struct tab *t, const struct input *in, const struct diff
 	}
 }
 
+/* The same program with other arguments: said, not held against the
+ * comparison (two model sizes compared is a question worth asking). */
+static void print_args(struct tab *t, const struct diff_check *ck)
+{
+	if (t->fmt == FMT_JSON) {
+		jo_key(&t->jo, "arguments_differ");
+		if (!ck->args_differ) {
+			jo_null(&t->jo);
+			return;
+		}
+		jo_obj_begin(&t->jo);
+		jo_kstr(&t->jo, "base", ck->args[0]);
+		jo_kstr(&t->jo, "new", ck->args[1]);
+		jo_obj_end(&t->jo);
+		return;
+	}
+	if (!ck->args_differ)
+		return;
+	char side[2][280], text[720];
+	for (int i = 0; i < 2; i++)
+		snprintf(side[i], sizeof side[i], "%s%s%s", *ck->args[i] ? "`" : "",
+			 *ck->args[i] ? ck->args[i] : "(none)", *ck->args[i] ? "`" : "");
+	snprintf(text, sizeof text, "the same program with other arguments: BASE %s, NEW %s",
+		 side[0], side[1]);
+	if (t->fmt == FMT_CSV)
+		fprintf(stderr, "prof diff: note: %s\n", text);
+	else
+		tab_para(t, "Note: ", text);
+}
+
 static void print_notes(struct tab *t, const struct diff_check *ck)
 {
 	if (t->fmt == FMT_JSON) {
@@ -452,6 +486,7 @@ static void print_notes(struct tab *t, const struct diff_check *ck)
 		for (size_t i = 0; i < ck->n; i++)
 			jo_str(&t->jo, ck->notes[i]);
 		jo_arr_end(&t->jo);
+		print_args(t, ck);
 		return;
 	}
 	for (size_t i = 0; i < ck->n; i++) {
@@ -460,6 +495,7 @@ static void print_notes(struct tab *t, const struct diff_check *ck)
 		else
 			tab_para(t, "Not comparable: ", ck->notes[i]);
 	}
+	print_args(t, ck);
 	if (t->fmt == FMT_TABLE)
 		tab_line(t, "%s", "");
 }

@@ -22,6 +22,7 @@
 #include "outputs/tables/out_host.h"
 #include "outputs/tables/out_host_sum.h"
 #include "outputs/tables/out_kernel.h"
+#include "outputs/tables/out_memory.h"
 #include "outputs/tables/out_meta.h"
 #include "outputs/tables/out_op_details.h"
 #include "ingest/parse_devinfo.h"
@@ -48,6 +49,8 @@ struct run {
 	char *out_dir;
 	struct export_span *spans;   /* the recorded steps, for the export */
 	size_t nspans;
+	struct report_device *devs;  /* the devices' capacities, for report.html */
+	size_t ndevs;
 };
 
 int parse_progress_wanted(int is_tty, int quiet, double elapsed_s, double after_s)
@@ -530,6 +533,24 @@ static void keep_spans(struct run *u, const struct parse_model *m, uint64_t base
 	u->nspans = m->nsteps;
 }
 
+/* The devices' memory capacities from their info records, named as
+ * memory_record.csv names them, for report.html. Out of memory: none (the
+ * rule that needs them says nothing). */
+static void keep_devices(struct run *u, const struct parse_devinfo *di)
+{
+	u->devs = di->n ? calloc(di->n, sizeof *u->devs) : NULL;
+	for (size_t i = 0; u->devs && i < di->n; i++) {
+		const struct out_dev_info *v = &di->v[i];
+		struct report_device *d = &u->devs[u->ndevs];
+		if (!v->total_mem)
+			continue;
+		d->component = out_vendor_name(v->vendor);
+		out_memory_device_type(d->device, sizeof d->device, v->vendor, v->device);
+		d->total_mb = (double)v->total_mem / OUT_MB;
+		u->ndevs++;
+	}
+}
+
 /* Everything but parse.done; 0 or a negative errno. */
 static int write_outputs(struct run *u)
 {
@@ -542,6 +563,7 @@ static int write_outputs(struct run *u)
 	int rc = parse_devinfo_scan(u->streams, u->nstreams, &di);
 	tm.devs = di.v;
 	tm.ndevs = di.n;
+	keep_devices(u, &di);
 	rc = rc ? rc : outs_open(u, &o, &tm);
 	parse_devinfo_free(&di);
 	if (rc)
@@ -655,7 +677,7 @@ static int post_process(struct run *u)
 	 * be written is said, and the parse stands */
 	unlink_in(u->out_dir, "report.html");
 	if (!rc && !o->no_report)
-		report_write_run(u->out_base, u->out_dir, o->log);
+		report_write_run(u->out_base, u->out_dir, u->devs, u->ndevs, o->log);
 	/* an earlier parse's other formats must not pass for this one's */
 	if (!(ex & PARSE_EXPORT_DB))
 		unlink_in(u->out_dir, "profiler.db");
@@ -756,6 +778,7 @@ static enum parse_status parse_some(const char *run_dir, int64_t rank, const cha
 	free(u.streams);
 	free(u.out_dir);
 	free(u.spans);
+	free(u.devs);
 	parse_srcs_free(&u.srcs);
 	parse_info_free(&u.info);
 	return st;

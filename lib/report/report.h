@@ -1,12 +1,13 @@
 /*
  * report.html: a page a person opens from disk. After a parse, the run's
- * own PROFILER_OUTPUT/ CSVs (read with lib/stats) in, PROFILER_OUTPUT/
- * report.html out; for a cluster, lib/cluster's step table and slow-rank
- * verdicts in, cluster_analysis_output/report.html out. One file: styles
- * and charts (SVG that report_svg.c writes) inline, no script, nothing
- * fetched. Findings come from the rule table of report_rules.c, whose
- * thresholds outputs.md ("report.html") documents. Library code: it
- * reports through `log` and returns a status.
+ * own PROFILER_OUTPUT/ CSVs (read with lib/stats) and the devices'
+ * capacities the parse found in, PROFILER_OUTPUT/report.html out; for a
+ * cluster, lib/cluster's step table and slow-rank verdicts in,
+ * cluster_analysis_output/report.html out. One file: styles and charts
+ * (SVG that report_svg.c writes) inline, no script, nothing fetched.
+ * Findings come from the rule table of report_rules.c, whose thresholds
+ * outputs.md ("report.html") documents. Library code: it reports through
+ * `log` and returns a status.
  */
 #ifndef PROF_REPORT_H
 #define PROF_REPORT_H
@@ -63,9 +64,21 @@ size_t report_findings(const struct report_facts *f, struct report_finding *out,
 
 /* ---- the page ---- */
 
-/* RUN_DIR's profiler_info.json and OUT_DIR's CSVs → OUT_DIR/report.html.
- * 0, or a negative errno (said on log). */
-int report_write_run(const char *run_dir, const char *out_dir, FILE *log);
+/* A device's memory capacity, as its device info record says it: the
+ * parse hands these over (no CSV holds them). Without NVML samples
+ * (device_usage.csv) they are the memory_capacity rule's capacity, set
+ * against the device's peak in memory_record.csv. */
+struct report_device {
+	const char *component;     /* memory_record.csv's Component: "SIM", "CUDA" */
+	char device[48];           /* its Device Type: "SIM:0" */
+	double total_mb;
+};
+
+/* RUN_DIR's profiler_info.json, OUT_DIR's CSVs and the devices' capacities
+ * (n may be 0) -> OUT_DIR/report.html. 0, or a negative errno (said on
+ * log). */
+int report_write_run(const char *run_dir, const char *out_dir,
+		     const struct report_device *devs, size_t ndevs, FILE *log);
 
 /* What the page's pieces share (report_html.c). */
 void report_html_begin(struct strbuf *sb, const char *title);

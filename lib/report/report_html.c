@@ -387,13 +387,49 @@ static void device_part(struct strbuf *sb, const char *out_dir, struct report_fa
 	csv_table_free(&t);
 }
 
+/* The capacity of a (component, device) of memory_record.csv: the device's
+ * own allocations only (torch's PTA rows are a share of them); NULL when
+ * no device info record gave it. */
+static const struct report_device *capacity_of(const struct stats_mem_device *md,
+					       const struct report_device *devs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (devs[i].total_mb > 0 && strcmp(md->component, devs[i].component) == 0 &&
+		    strcmp(md->device, devs[i].device) == 0)
+			return &devs[i];
+	return NULL;
+}
+
+/* The fullest device by what prof recorded. NVML's samples (device_part,
+ * which runs first), when there are any, win: they see everything on the
+ * device, prof only what it recorded. */
+static void memory_facts(const struct stats_memory *m, const struct report_device *devs,
+			 size_t n, struct report_facts *f)
+{
+	if (!isnan(f->mem_peak_mb))
+		return;
+	double best = -1;
+	for (size_t i = 0; i < n; i++) {   /* by the map: both lists can be long */
+		size_t d = stats_memory_find(m, devs[i].component, devs[i].device);
+		if (d == m->ndevices || !(devs[i].total_mb > 0))
+			continue;
+		if (m->devices[d].peak_mb / devs[i].total_mb > best) {
+			best = m->devices[d].peak_mb / devs[i].total_mb;
+			f->mem_peak_mb = m->devices[d].peak_mb;
+			f->mem_total_mb = devs[i].total_mb;
+		}
+	}
+}
+
 /* memory_record.csv: one chart per (component, device), at most four. */
-static void memory_part(struct strbuf *sb, const char *out_dir)
+static void memory_part(struct strbuf *sb, const char *out_dir, const struct report_device *devs,
+			size_t ndevs, struct report_facts *f)
 {
 	struct stats_memory m;
 	char err[256];
 	if (stats_load_memory(out_dir, &m, err, sizeof err) != 0)
 		return;
+	memory_facts(&m, devs, ndevs, f);
 	double *x = malloc((m.nrows ? m.nrows : 1) * sizeof *x);
 	double *y = malloc((m.nrows ? m.nrows : 1) * sizeof *y);
 	if (m.nrows && x && y)
@@ -406,10 +442,13 @@ static void memory_part(struct strbuf *sb, const char *out_dir)
 				y[n++] = m.rows[i].mb;
 			}
 		const struct stats_mem_device *md = &m.devices[d];
-		char title[160];
-		snprintf(title, sizeof title, "%s %s allocated over time (peak %.1f MB)",
+		const struct report_device *cap = capacity_of(md, devs, ndevs);
+		char title[200], of[48] = "";
+		if (cap)
+			snprintf(of, sizeof of, " of %.1f MB", cap->total_mb);
+		snprintf(title, sizeof title, "%s %s allocated over time (peak %.1f MB%s)",
 			 strcmp(md->component, "PTA") ? md->component : "Framework (PTA)",
-			 md->device, md->peak_mb);
+			 md->device, md->peak_mb, of);
 		struct report_series s[] = { { "Allocated", C_COMP, y } };
 		report_svg_lines(sb, title, "s", "MB", x, n, s, 1);
 	}
@@ -434,7 +473,8 @@ static void gc_part(const char *out_dir, struct report_facts *f)
 	csv_table_free(&t);
 }
 
-int report_write_run(const char *run_dir, const char *out_dir, FILE *log)
+int report_write_run(const char *run_dir, const char *out_dir,
+		     const struct report_device *devs, size_t ndevs, FILE *log)
 {
 	struct strbuf body = STRBUF_INIT, page = STRBUF_INIT;
 	struct report_facts f;
@@ -445,7 +485,7 @@ int report_write_run(const char *run_dir, const char *out_dir, FILE *log)
 	tables_part(&parts, out_dir, &f);
 	host_part(&parts, out_dir);
 	device_part(&parts, out_dir, &f);
-	memory_part(&parts, out_dir);
+	memory_part(&parts, out_dir, devs, ndevs, &f);
 	gc_part(out_dir, &f);
 	struct report_finding found[16];
 	size_t n = report_findings(&f, found, 16);

@@ -179,6 +179,9 @@ struct stats_memory {
  * are absent. */
 int stats_load_memory(const char *outdir, struct stats_memory *m, char *err, size_t errlen);
 void stats_memory_free(struct stats_memory *m);
+/* The position of (component, device) in m->devices; m->ndevices when
+ * absent. By hash: a damaged run can name a device in every row. */
+size_t stats_memory_find(const struct stats_memory *m, const char *comp, const char *dev);
 /* After stats_load_memory: the peaks per step (the steps' spans from
  * trace_view.json's ProfilerStep#N events; none from a gzipped or pretty
  * trace: steps_known 0) and the operators' sums. 0, or -2 out of memory. */
@@ -229,6 +232,9 @@ struct stats_recording {
 	size_t n_notes;
 	char *command;             /* the command recorded, its words joined by spaces;
 				    * NULL when profiler_info.json does not say */
+	char **words;              /* the same word by word, NULL after the last (one
+				    * allocation); nwords of them */
+	size_t nwords;
 };
 
 /* 0 (r->known 0 when prof did not finish the run), STATS_ABSENT, or -1. */

@@ -119,7 +119,10 @@ static int load_run(struct diff_side *s, const char *run_dir, const char *outdir
 	s->lost += rec.lost;
 	if (i == 0) {
 		s->command = rec.command;
+		s->words = rec.words;
+		s->nwords = rec.nwords;
 		rec.command = NULL;
+		rec.words = NULL;
 	}
 	stats_free_recording(&rec);
 	for (int t = T_OPS; t <= T_RANGES; t++)
@@ -163,7 +166,10 @@ void diff_side_free(struct diff_side *s)
 	stats_agg_free(&s->kernels);
 	stats_agg_free(&s->ranges);
 	free(s->command);
+	free(s->words);
 	s->command = NULL;
+	s->words = NULL;
+	s->nwords = 0;
 }
 
 double diff_pct(double base, double new_value)
@@ -261,6 +267,64 @@ static void note(struct diff_check *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* How many of a command's first words name the program: its path and, for
+ * a Python interpreter, what it runs (the script, or -m MODULE, -c CODE)
+ * past the interpreter's own options. */
+static size_t program_words(char *const *w, size_t n)
+{
+	const char *base = n ? strrchr(w[0], '/') : NULL;
+	base = base ? base + 1 : n ? w[0] : "";
+	if (strncmp(base, "python", 6) != 0)
+		return n ? 1 : 0;
+	for (size_t i = 1; i < n; i++) {
+		if (!strcmp(w[i], "-m") || !strcmp(w[i], "-c"))
+			return i + 2 < n ? i + 2 : n;
+		if (!strcmp(w[i], "-W") || !strcmp(w[i], "-X"))
+			i++;                        /* their value */
+		else if (w[i][0] != '-' || !strncmp(w[i], "-m", 2) || !strncmp(w[i], "-c", 2))
+			return i + 1;
+	}
+	return n;
+}
+
+/* words [from, to) joined by spaces into out ("" when none). */
+static void join_range(char *out, size_t len, char *const *w, size_t from, size_t to)
+{
+	size_t at = 0;
+	out[0] = '\0';
+	for (size_t i = from; i < to && at < len; i++) {
+		int k = snprintf(out + at, len - at, "%s%s", i > from ? " " : "", w[i]);
+		at += k > 0 ? (size_t)k : 0;
+	}
+}
+
+/* The commands compared word by word: another program is a reason the
+ * runs may not compare; the same program with other arguments is not, and
+ * the words that differ are kept (with the option before a differing
+ * value: `--hidden 64`). */
+static void check_commands(const struct diff_side *b, const struct diff_side *n,
+			   struct diff_check *c)
+{
+	size_t nb = b->nwords, nn = n->nwords, pre = 0, suf = 0;
+	while (pre < nb && pre < nn && !strcmp(b->words[pre], n->words[pre]))
+		pre++;
+	if (pre == nb && pre == nn)
+		return;
+	if (pre < program_words(b->words, nb) || pre < program_words(n->words, nn)) {
+		note(c, "the programs differ: BASE ran `%.200s`, NEW ran `%.200s`", b->command,
+		     n->command);
+		return;
+	}
+	while (suf < nb - pre && suf < nn - pre &&
+	       !strcmp(b->words[nb - 1 - suf], n->words[nn - 1 - suf]))
+		suf++;
+	if (b->words[pre - 1][0] == '-' && pre > program_words(b->words, nb))
+		pre--;                              /* the option the value belongs to */
+	c->args_differ = 1;
+	join_range(c->args[0], sizeof c->args[0], b->words, pre, nb - suf);
+	join_range(c->args[1], sizeof c->args[1], n->words, pre, nn - suf);
+}
+
 void diff_check_runs(const struct diff_side *b, const struct diff_side *n, struct diff_check *c)
 {
 	memset(c, 0, sizeof *c);
@@ -274,9 +338,8 @@ void diff_check_runs(const struct diff_side *b, const struct diff_side *n, struc
 			     sides[i]->have_steps ? "step_trace_time.csv is empty"
 						  : "no step_trace_time.csv");
 		}
-	if (b->command && n->command && strcmp(b->command, n->command) != 0)
-		note(c, "the commands differ: BASE ran `%.200s`, NEW ran `%.200s`", b->command,
-		     n->command);
+	if (b->command && n->command && b->words && n->words)
+		check_commands(b, n, c);
 	if (strcmp(b->devices, n->devices) != 0)
 		note(c, "the devices differ: BASE %s, NEW %s", *b->devices ? b->devices : "none",
 		     *n->devices ? n->devices : "none");

@@ -27,6 +27,8 @@ struct diff_side {
 	int lost_known;               /* every run's profiler_info.json has end_info */
 	uint64_t lost;                /* records lost while recording, over the runs */
 	char *command;                /* the first run's command; NULL: not known */
+	char **words;                 /* ... word by word (stats_recording's) */
+	size_t nwords;
 };
 
 /* Loads the runs' PROFILER_OUTPUT/ (every one parsed already). 0, or -1
@@ -66,12 +68,17 @@ void diff_rows_free(struct diff_rows *d);
 #define DIFF_STEPS_RATIO 2.0
 #define DIFF_NOTES_MAX 8
 
-/* Why two runs may not compare: different commands, devices, numbers of
- * runs (ranks), step counts more than DIFF_STEPS_RATIO apart, no steps. */
+/* Why two runs may not compare: different programs, devices, numbers of
+ * runs (ranks), step counts more than DIFF_STEPS_RATIO apart, no steps.
+ * The same program with other arguments is no such reason (a model size
+ * compared is what the user asked for) but is said: args holds the words
+ * that differ, each side's. */
 struct diff_check {
 	size_t n;
 	char notes[DIFF_NOTES_MAX][512];
 	int no_steps;                 /* BASE or NEW has no step: no step time to compare */
+	int args_differ;
+	char args[2][256];            /* BASE's and NEW's differing words; "" where none */
 };
 void diff_check_runs(const struct diff_side *base, const struct diff_side *new_side,
 		     struct diff_check *c);

@@ -17,28 +17,51 @@ static uint64_t num(const cJSON *o, const char *key)
 	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
 }
 
-/* profiler_info.json's command (an array of words) as one line. */
-static char *join_command(const cJSON *cmd)
+/* profiler_info.json's command (an array of words): its words, NULL
+ * after the last; pointers and text in one block, so one free. */
+static char **command_words(const cJSON *cmd, size_t *n)
 {
 	const cJSON *w;
-	size_t len = 1;
+	size_t len = 0, count = 0;
+	*n = 0;
 	if (!cJSON_IsArray(cmd))
 		return NULL;
 	cJSON_ArrayForEach(w, cmd)
-		len += (cJSON_IsString(w) ? strlen(w->valuestring) : 0) + 1;
-	char *out = malloc(len), *p = out;
-	if (!out)
+		if (cJSON_IsString(w)) {
+			len += strlen(w->valuestring) + 1;
+			count++;
+		}
+	char **v = malloc((count + 1) * sizeof *v + len);
+	if (!v)
 		return NULL;
+	char *p = (char *)(v + count + 1);
 	cJSON_ArrayForEach(w, cmd) {
 		if (!cJSON_IsString(w))
 			continue;
-		size_t n = strlen(w->valuestring);
+		size_t k = strlen(w->valuestring) + 1;
+		v[(*n)++] = memcpy(p, w->valuestring, k);
+		p += k;
+	}
+	v[*n] = NULL;
+	return v;
+}
+
+/* The words as one line, joined by spaces. */
+static char *join_words(char *const *w, size_t n)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(w[i]) + 1;
+	char *out = w ? malloc(len) : NULL, *p = out;
+	for (size_t i = 0; out && i < n; i++) {
+		size_t k = strlen(w[i]);
 		if (p != out)
 			*p++ = ' ';
-		memcpy(p, w->valuestring, n);
-		p += n;
+		memcpy(p, w[i], k);
+		p += k;
 	}
-	*p = '\0';
+	if (out)
+		*p = '\0';
 	return out;
 }
 
@@ -57,7 +80,8 @@ int stats_load_recording(const char *run_dir, struct stats_recording *r, char *e
 		return e == -ENOENT ? STATS_ABSENT : -1;
 	}
 	cJSON *root = cJSON_ParseWithLength(text, len);
-	r->command = join_command(cJSON_GetObjectItemCaseSensitive(root, "command"));
+	r->words = command_words(cJSON_GetObjectItemCaseSensitive(root, "command"), &r->nwords);
+	r->command = join_words(r->words, r->nwords);
 	const cJSON *end = cJSON_GetObjectItemCaseSensitive(root, "end_info");
 	if (cJSON_IsObject(end)) {
 		r->known = 1;
@@ -92,7 +116,10 @@ void stats_free_recording(struct stats_recording *r)
 		free(r->notes[i]);
 	r->n_notes = 0;
 	free(r->command);
+	free(r->words);
 	r->command = NULL;
+	r->words = NULL;
+	r->nwords = 0;
 }
 
 const char *stats_recording_cause(const struct stats_recording *r)

@@ -368,6 +368,29 @@ static int room_allocs(struct stats_memory *m, size_t nrows)
 	return m->allocs ? 0 : -2;
 }
 
+static uint64_t device_key(const char *comp, const char *dev)
+{
+	return parse_idmap_hash_text(parse_idmap_hash_text(PARSE_IDMAP_TEXT0, comp), dev);
+}
+
+static int is_device(const struct stats_mem_device *md, const char *comp, const char *dev)
+{
+	return strcmp(md->device, dev) == 0 && strcmp(md->component, comp) == 0;
+}
+
+size_t stats_memory_find(const struct stats_memory *m, const char *comp, const char *dev)
+{
+	size_t at = (size_t)(uintptr_t)parse_idmap_get(&m->device_at, device_key(comp, dev));
+	if (!at)
+		return m->ndevices;
+	if (is_device(&m->devices[at - 1], comp, dev))
+		return at - 1;
+	size_t d = 0;        /* two names, one hash: the later one is found by a scan */
+	while (d < m->ndevices && !is_device(&m->devices[d], comp, dev))
+		d++;
+	return d;
+}
+
 /* A memory_record.csv row: per (component, device), the total rising
  * counts as an allocation, falling as a free. */
 static int add_record(struct stats_memory *m, const struct csv_table *t, size_t r,
@@ -378,15 +401,8 @@ static int add_record(struct stats_memory *m, const struct csv_table *t, size_t 
 		return -1;
 	const char *dev = csv_cell(t, r, (size_t)idx[2]);
 	const char *comp = csv_cell(t, r, (size_t)idx[3]);
-	uint64_t h = parse_idmap_hash_text(parse_idmap_hash_text(PARSE_IDMAP_TEXT0, comp), dev);
-	size_t at = (size_t)(uintptr_t)parse_idmap_get(&m->device_at, h), d = m->ndevices;
-	if (at && strcmp(m->devices[at - 1].device, dev) == 0 &&
-	    strcmp(m->devices[at - 1].component, comp) == 0)
-		d = at - 1;
-	else if (at)   /* two names, one hash: the later one is found by a scan */
-		for (d = 0; d < m->ndevices && (strcmp(m->devices[d].device, dev) != 0 ||
-						strcmp(m->devices[d].component, comp) != 0);)
-			d++;
+	uint64_t h = device_key(comp, dev);
+	size_t d = stats_memory_find(m, comp, dev);
 	struct stats_mem_device *md = &m->devices[d];
 	if (d == m->ndevices) {
 		md->device = strdup(dev);

@@ -1,6 +1,7 @@
 """prof diff BASE NEW: two runs compared, and --fail-above as a CI gate.
 tx_steps STEPS MS sleeps MS ms a step inside a range "work", so two runs
-that differ only in MS differ by a known step time."""
+that differ only in MS differ by a known step time. The shipped example
+(share/prof/examples/train.py) at two model sizes, where torch is there."""
 import csv
 import glob
 import io
@@ -10,11 +11,23 @@ import shutil
 import subprocess
 import unittest
 
-from proftest import PROF, ProfTestCase, workload
+from proftest import PROF, PYTHON, SRC, ProfTestCase, workload
+
+EXAMPLE = os.path.join(SRC, "share", "prof", "examples", "train.py")
 
 
 def diff(*args):
     return subprocess.run([PROF, "diff", *args], capture_output=True, text=True, timeout=120)
+
+
+def has_torch():
+    return subprocess.run([PYTHON, "-c", "import torch"], capture_output=True,
+                          timeout=120).returncode == 0
+
+
+def words(text):
+    """Text with its line wrapping undone (tables wrap at 80 columns)."""
+    return " ".join(text.split())
 
 
 class Diff(ProfTestCase):
@@ -54,12 +67,17 @@ class Diff(ProfTestCase):
         self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
         self.assertIn("faster than BASE", p.stdout)
         self.assertIn("PASS", p.stdout)
-        # the commands differ (the argument): said, not hidden
-        self.assertIn("Not comparable: the commands differ", p.stdout)
+        # the same program with another argument: said, not held against the runs
+        self.assertIn("Note: the same program with other arguments: BASE `25`, NEW `5`",
+                      words(p.stdout))
+        self.assertNotIn("Not comparable", p.stdout)
+        self.assertNotIn("may not be comparable", p.stdout)
         # JSON parsed back: the slower range and the median match the CSVs
         p = diff("--format", "json", "--fail-above", "5", fast.run_dir, slow.run_dir)
         self.assertEqual(p.returncode, 1, p.stderr)
         j = json.loads(p.stdout)
+        self.assertTrue(j["comparable"])
+        self.assertEqual(j["arguments_differ"], {"base": "5", "new": "25"})
         self.assertGreater(j["verdict"]["median_change_pct"], 100)
         self.assertTrue(j["verdict"]["failed"])
         self.assertIn("FAIL", p.stderr)
@@ -111,6 +129,9 @@ class Diff(ProfTestCase):
         j = json.loads(p.stdout)
         self.assertFalse(j["comparable"])
         self.assertTrue(any("devices differ" in n for n in j["notes"]), j["notes"])
+        self.assertTrue(any(n.startswith("the programs differ: BASE ran `%s 3`"
+                                         % workload("sim_work")) for n in j["notes"]), j["notes"])
+        self.assertIsNone(j["arguments_differ"])
         kernels = {r["name"]: r for r in j["kernels"]}
         self.assertEqual(kernels["sim_gemm"]["status"], "gone")
         self.assertEqual(kernels["sim_gemm"]["calls_base"], 3)
@@ -125,6 +146,66 @@ class Diff(ProfTestCase):
         self.assertIn("sim_gemm", p.stdout)
         self.assertNotIn("sim_relu", p.stdout)     # the 4th largest change, past --top
         self.assertIn("gone", p.stdout)
+
+    @unittest.skipUnless(has_torch(), "needs torch")
+    def test_example_at_two_model_sizes(self):
+        """The shipped example, a hidden layer of 64 and of 512: the larger
+        model's steps are many times slower (its matrix products grow with
+        the square of the width), which the gate must catch."""
+        runs = {}
+        for hidden in (64, 512):
+            r = self.prof_run([PYTHON, EXAMPLE, "--steps", "10", "--hidden", str(hidden)],
+                              out=os.path.join(self.tmp, "h%d" % hidden), timeout=300)
+            self.assertEqual(r.rc, 0, r.stderr)
+            runs[hidden] = r
+        small, big = runs[64].run_dir, runs[512].run_dir
+        p = diff("--fail-above", "5", small, big)
+        self.assertEqual(p.returncode, 1, p.stderr + p.stdout)
+        last = p.stdout.strip().splitlines()[-1]
+        self.assertTrue(last.startswith("Verdict: NEW is "), last)
+        self.assertIn("slower than BASE", last)
+        self.assertIn("above the 5% limit: FAIL", last)
+        self.assertNotIn("may not be comparable", last)
+        self.assertIn("Note: the same program with other arguments: BASE `--hidden 64`, "
+                      "NEW `--hidden 512`", words(p.stdout))
+        self.assertNotIn("Not comparable", p.stdout)
+        # reversed, NEW is the small model: the gate passes
+        p = diff("--fail-above", "5", big, small)
+        self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
+        last = p.stdout.strip().splitlines()[-1]
+        self.assertIn("faster than BASE", last)
+        self.assertIn("within the 5% limit: PASS", last)
+        # JSON parsed back: the matrix products grew, and the numbers are the CSVs'
+        p = diff("--format", "json", "--top", "0", "--fail-above", "5", small, big)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        j = json.loads(p.stdout)
+        self.assertTrue(j["comparable"], j["notes"])
+        self.assertEqual(j["arguments_differ"], {"base": "--hidden 64", "new": "--hidden 512"})
+        self.assertTrue(j["verdict"]["failed"])
+        self.assertGreater(j["verdict"]["median_change_pct"], 200)
+        self.assertEqual((j["base"]["steps"], j["new"]["steps"]), (10, 10))
+        ops = {r["name"]: r for r in j["operators"]}
+        for name in ("aten::mm", "aten::addmm"):
+            op = ops[name]
+            self.assertEqual(op["status"], "both")
+            self.assertGreater(op["total_new"], 3 * op["total_base"], op)
+            for side, hidden in (("base", 64), ("new", 512)):
+                rows = [r for r in runs[hidden].csv_rows("operator_details.csv")[1:]
+                        if r[0] == name]
+                self.assertEqual(op["calls_" + side], len(rows))
+                self.assertAlmostEqual(op["total_" + side],
+                                       sum(float(r[4]) for r in rows) / 1000, places=2)
+                self.assertAlmostEqual(op["self_" + side],
+                                       sum(float(r[3]) for r in rows) / 1000, places=2)
+        # the median step is step_trace_time.csv's
+        med = next(r for r in j["step_time"] if r["name"] == "median")
+        for side, hidden in (("base", 64), ("new", 512)):
+            rows = runs[hidden].csv_rows("step_trace_time.csv")
+            head = rows[0]
+            self.assertEqual(len(rows) - 1, 10)
+            times = sorted(sum(float(r[head.index(c)]) for c in ("Preparing", "Stage", "Bubble"))
+                           for r in rows[1:])
+            self.assertAlmostEqual(med[side], (times[4] + times[5]) / 2 / 1000, places=2)
 
     def test_no_steps(self):
         run = self.run_steps(5)

@@ -170,6 +170,20 @@ for step in range(4):
     prof_tx.step()
 """
 
+MEM_LOOP = """
+import ctypes, sys, prof_tx
+lib = ctypes.CDLL(sys.argv[1])
+lib.prof_sim_malloc.restype = ctypes.c_uint64
+lib.prof_sim_malloc.argtypes = [ctypes.c_int, ctypes.c_uint64]
+lib.prof_sim_free.argtypes = [ctypes.c_int, ctypes.c_uint64]
+for step in range(3):
+    # the sim hands out addresses only: no host memory behind them
+    bufs = [lib.prof_sim_malloc(0, 256 << 20) for _ in range(int(sys.argv[2]) // 256)]
+    for b in bufs:
+        lib.prof_sim_free(0, b)
+    prof_tx.step()
+"""
+
 
 class FiredRules(set):
     """The rules a run's report fired; shown with the run's steps when a
@@ -222,8 +236,37 @@ class Findings(ProfTestCase):
 
     def test_device_idle(self):
         lib = os.path.join(BUILD, "lib", "libprof_sim.so")
-        self.assertIn("device_idle", self.fired([PYTHON, "-c", IDLE_LOOP, lib, "0.02"]))
+        # step 1 also holds the start-up (its Preparing), which a loaded
+        # machine stretches (181 ms seen): 50 ms idle a step keeps Free past
+        # 30% of the steps until the start-up takes 450 ms
+        self.assertIn("device_idle", self.fired([PYTHON, "-c", IDLE_LOOP, lib, "0.05"]))
         self.assertNotIn("device_idle", self.fired([PYTHON, "-c", IDLE_LOOP, lib, "0"]))
+
+    def test_memory_capacity(self):
+        """No NVML samples (the sim device): the peak memory_record.csv
+        holds against the capacity of the device's info record."""
+        lib = os.path.join(BUILD, "lib", "libprof_sim.so")
+        r = self.prof_run([PYTHON, "-c", MEM_LOOP, lib, str(62 * 256)])   # 15.5 of 16 GiB
+        self.assertEqual(r.rc, 0, r.stderr)
+        peak = max(float(row[2]) for row in r.csv_rows("memory_record.csv")[1:]
+                   if row[0] == "SIM" and row[6] == "SIM:0")
+        self.assertEqual(peak, 62 * 256)
+        props = r.json("PROFILER_OUTPUT", "trace_view.json")["deviceProperties"]
+        total = next(d["totalGlobalMem"] for d in props if d["id"] == 0) / (1 << 20)
+        with open(r.output("report.html"), encoding="utf-8") as f:
+            html = f.read()
+        self.assertIn("The device's memory peaks at %.1f%% of its capacity"
+                      % (100 * peak / total), html)
+        self.assertIn("(rule memory_capacity: above 90%)", html)
+        self.assertIn("SIM SIM:0 allocated over time (peak %.1f MB of %.1f MB)" % (peak, total),
+                      html)
+        # a little memory: the rule is quiet, the capacity still shown
+        r = self.prof_run([PYTHON, "-c", MEM_LOOP, lib, "1024"], out=os.path.join(self.tmp, "small"))
+        self.assertEqual(r.rc, 0, r.stderr)
+        with open(r.output("report.html"), encoding="utf-8") as f:
+            html = f.read()
+        self.assertNotIn("rule memory_capacity", html)
+        self.assertIn("(peak 1024.0 MB of %.1f MB)" % total, html)
 
     def key_file(self, keys):
         path = os.path.join(self.tmp, "keys.json")

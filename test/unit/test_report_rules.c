@@ -1,10 +1,13 @@
 /* report.html's findings: each rule of report_rules.c fires on facts just
  * above its threshold and not at it, and says nothing when its facts are
- * not known. The SVG writer keeps a long series to REPORT_MAX_POINTS. */
+ * not known. memory_capacity's facts: memory_record.csv against the
+ * capacities the parse hands over, NVML's samples first. The SVG writer
+ * keeps a long series to REPORT_MAX_POINTS. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "outputs/out_file.h"
 #include "report/report.h"
 #include "unit.h"
 
@@ -123,10 +126,78 @@ static void long_series(void)
 	free(y);
 }
 
+static void write_csv(const char *dir, const char *name, const char *text)
+{
+	CHECK(out_file_write(dir, name, text, strlen(text)) == 0);
+}
+
+/* dir's report.html, written anew; NULL when it cannot be. */
+static char *page(const char *dir, const struct report_device *devs, size_t n)
+{
+	char *path = fs_join(dir, "report.html"), *html = NULL;
+	size_t len;
+	if (report_write_run(dir, dir, devs, n, stderr) != 0 || !path ||
+	    fs_read_file(path, &html, &len) != 0)
+		html = NULL;
+	free(path);
+	return html;
+}
+
+static void memory_capacity_sources(void)
+{
+	char dir[256];
+	snprintf(dir, sizeof dir, "%s/report-mem-XXXXXX", unit_tmp_dir());
+	CHECK(mkdtemp(dir) != NULL);
+	/* CUDA:0's own allocations peak at 95 of 100 MB; torch's PTA rows on
+	 * the same device are a share of them, not the device's total */
+	write_csv(dir, "memory_record.csv",
+		  "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),"
+		  "Total Active(MB),Stream Ptr,Device Type\n"
+		  "CUDA,1.000,95.000,95.000,95.000,0,CUDA:0\n"
+		  "PTA,2.000,99.000,,,,CUDA:0\n"
+		  "CUDA,3.000,0.000,0.000,0.000,0,CUDA:0\n"
+		  "SIM,4.000,10.000,10.000,10.000,0,SIM:1\n");
+	struct report_device devs[] = { { "SIM", "SIM:1", 1000 }, { "CUDA", "CUDA:0", 100 } };
+	char *html = page(dir, devs, 2);
+	CHECK_CONTAINS(html, "The device's memory peaks at 95.0% of its capacity");
+	CHECK_CONTAINS(html, "CUDA CUDA:0 allocated over time (peak 95.0 MB of 100.0 MB)");
+	CHECK_CONTAINS(html, "Framework (PTA) CUDA:0 allocated over time (peak 99.0 MB)");
+	free(html);
+	html = page(dir, devs, 1);            /* no capacity for CUDA:0: nothing said */
+	CHECK(html && !strstr(html, "rule memory_capacity"));
+	free(html);
+	/* NVML's samples win: they see the whole device */
+	write_csv(dir, "device_usage.csv",
+		  "Timestamp(us),Device_id,Device Type,Utilization(%),Memory Utilization(%),"
+		  "Memory Used(MB),Memory Total(MB),Power(W),SM Clock(MHz),Temperature(C)\n"
+		  "1.000,0,CUDA,50,10,40.000,100.000,70.000,1500,50\n"
+		  "2.000,0,CUDA,50,10,45.000,100.000,70.000,1500,50\n");
+	html = page(dir, devs, 2);
+	CHECK(html && !strstr(html, "rule memory_capacity"));
+	free(html);
+	write_csv(dir, "device_usage.csv",
+		  "Timestamp(us),Device_id,Device Type,Utilization(%),Memory Utilization(%),"
+		  "Memory Used(MB),Memory Total(MB),Power(W),SM Clock(MHz),Temperature(C)\n"
+		  "1.000,0,CUDA,50,10,97.000,100.000,70.000,1500,50\n");
+	html = page(dir, devs, 2);
+	CHECK_CONTAINS(html, "The device's memory peaks at 97.0% of its capacity");
+	free(html);
+	static const char *const names[] = { "memory_record.csv", "device_usage.csv",
+					     "report.html" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char *p = fs_join(dir, names[i]);
+		if (p)
+			unlink(p);
+		free(p);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	thresholds();
 	numbers_and_unknowns();
+	memory_capacity_sources();
 	long_series();
 	return unit_done();
 }

@@ -50,9 +50,9 @@ static struct out_mem_total *total_of(struct out_memory *m, uint32_t vendor, uin
 	return &v[m->ntotals++];
 }
 
-static void device_type(char *buf, size_t n, const struct out_mem_event *e)
+void out_memory_device_type(char *buf, size_t n, uint32_t vendor, uint32_t device)
 {
-	snprintf(buf, n, "%s:%u", out_vendor_name(e->vendor), e->device);
+	snprintf(buf, n, "%s:%u", out_vendor_name(vendor), device);
 }
 
 static void mb(struct csv *c, uint64_t bytes)
@@ -63,7 +63,7 @@ static void mb(struct csv *c, uint64_t bytes)
 static void record_row(struct out_memory *m, const struct out_mem_event *e, uint64_t total)
 {
 	char dt[48];
-	device_type(dt, sizeof dt, e);
+	out_memory_device_type(dt, sizeof dt, e->vendor, e->device);
 	csv_str(&m->rc, out_vendor_name(e->vendor));
 	csv_ns_us(&m->rc, (int64_t)(e->ns - m->base));
 	for (int i = 0; i < 3; i++)
@@ -79,7 +79,7 @@ static void op_row(struct out_memory *m, const struct out_mem_live *a,
 {
 	struct csv *c = &m->oc;
 	char dt[48];
-	device_type(dt, sizeof dt, &a->ev);
+	out_memory_device_type(dt, sizeof dt, a->ev.vendor, a->ev.device);
 	csv_str(c, a->ev.op);
 	csv_fixed(c, (double)a->ev.bytes / 1024.0, 3);
 	csv_ns_us(c, (int64_t)(a->ev.ns - m->base));

@@ -79,6 +79,8 @@ int out_memory_open(struct out_memory *m, const char *dir, uint64_t base_mono_ns
 uint64_t out_memory_event(struct out_memory *m, const struct out_mem_event *e, uint64_t *bytes);
 /* One framework allocator event (profile_memory). */
 void out_memory_fw(struct out_memory *m, const struct out_fw_mem *e);
+/* A device's Device Type: "<family>:<index>" ("SIM:0"). */
+void out_memory_device_type(char *buf, size_t n, uint32_t vendor, uint32_t device);
 /* Writes the allocations never freed and commits both files. */
 int out_memory_close(struct out_memory *m);
 void out_memory_abort(struct out_memory *m);
