@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/num.h"
 #include "report/report.h"
 
 /* A rank's mean step: Computing, Communication(Not Overlapped), Free,
@@ -28,6 +29,29 @@ static void rank_mean(const struct cluster_rank *r, double out[4])
 		out[k] /= (double)r->nsteps;
 }
 
+/* The slow rank's fact: the largest excess in a phase, as a share of the
+ * ranks' median step (v: the ranks' mean phases in ms, as charted). Not
+ * of the phase's median, which is 0 where only the slow rank waits. */
+static void slow_fact(struct report_facts *f, const struct cluster_slow *s, const double *v,
+		      size_t n)
+{
+	double *step = n ? malloc(n * sizeof *step) : NULL;
+	if (!step)
+		return;
+	for (size_t i = 0; i < n; i++)
+		step[i] = (v[i] + v[n + i] + v[2 * n + i] + v[3 * n + i]) * 1000;
+	double med = num_median(step, n);
+	free(step);
+	for (size_t j = 0; j < s->nslow; j++)
+		if (isnan(f->slow_excess_us) || s->slow[j].excess > f->slow_excess_us) {
+			f->slow_excess_us = s->slow[j].excess;
+			f->slow_rank = s->slow[j].rank;
+			f->slow_phase = cluster_phase_name[s->slow[j].phase];
+		}
+	if (!isnan(f->slow_excess_us) && med > 0)
+		f->slow_pct = 100 * f->slow_excess_us / med;
+}
+
 static void slow_table(struct strbuf *sb, const struct cluster_slow *s)
 {
 	if (!s->nslow) {
@@ -39,9 +63,12 @@ static void slow_table(struct strbuf *sb, const struct cluster_slow *s)
 		"<th>Ranks' median (ms)</th><th>Above (%)</th></tr>\n");
 	for (size_t i = 0; i < s->nslow; i++) {
 		const struct cluster_verdict *v = &s->slow[i];
-		sb_printf(sb, "<tr><td>%d</td><td>%s</td><td>%.3f</td><td>%.3f</td><td>%.1f</td>"
+		char pct[32] = "-";   /* none of a median of 0 */
+		if (v->pct >= 0)
+			snprintf(pct, sizeof pct, "%.1f", v->pct);
+		sb_printf(sb, "<tr><td>%d</td><td>%s</td><td>%.3f</td><td>%.3f</td><td>%s</td>"
 			  "</tr>\n", v->rank, cluster_phase_name[v->phase], v->value / 1000,
-			  v->median / 1000, v->pct);
+			  v->median / 1000, pct);
 	}
 	sb_puts(sb, "</table>\n");
 }
@@ -75,13 +102,7 @@ int cluster_write_report(const char *out_dir, const struct cluster *c,
 		for (size_t j = 0; j < s->nslow; j++)
 			mark[i] |= s->slow[j].rank == c->ranks[i].rank;
 	}
-	for (size_t j = 0; j < s->nslow; j++)
-		if (isnan(f.slow_pct) || s->slow[j].pct > f.slow_pct) {
-			f.slow_pct = s->slow[j].pct;
-			f.slow_excess_us = s->slow[j].excess;
-			f.slow_rank = s->slow[j].rank;
-			f.slow_phase = cluster_phase_name[s->slow[j].phase];
-		}
+	slow_fact(&f, s, v, c->n);
 	struct report_finding found[16];
 	size_t nf = report_findings(&f, found, 16);
 	report_html_begin(&sb, "prof cluster report");

@@ -77,12 +77,13 @@ size_t report_findings(const struct report_facts *f, struct report_finding *out,
 		out[n].rule = r;
 		out[n].value = v;
 		snprintf(out[n].text, sizeof out[n].text, "%s %.1f%s", r->what, v, r->after);
-		/* a phase near zero on the median rank makes a percent say little:
-		 * the time is said first */
+		/* the time first: the percent is of the whole step, the phase
+		 * says where the time went */
 		if (r->value == slow_excess && f->slow_rank >= 0 && !isnan(f->slow_excess_us))
 			snprintf(out[n].text, sizeof out[n].text,
 				 "Rank %d is %.3f ms a step slower than the median rank in %s "
-				 "(+%.1f%%)", f->slow_rank, f->slow_excess_us / 1000.0,
+				 "(+%.1f%% of the median step)", f->slow_rank,
+				 f->slow_excess_us / 1000.0,
 				 f->slow_phase ? f->slow_phase : "its steps", v);
 		else if (r->value == slow_excess && f->slow_rank >= 0)
 			snprintf(out[n].text, sizeof out[n].text,

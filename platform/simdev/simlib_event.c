@@ -18,6 +18,7 @@ struct sim_mark {
 	unsigned refs;
 	int done;
 	unsigned epoch;            /* marks_epoch when made */
+	uint64_t at;               /* done: when, on the device's timeline */
 };
 
 struct prof_sim_event {
@@ -48,19 +49,25 @@ static int mark_done(const struct sim_mark *m)
 	return m->done || m->epoch != marks_epoch;
 }
 
-static void mark_wait(struct sim_mark *m)
+/* Waits until m is done; returns when it was, on the device's timeline
+ * (0: a parent's, not known). */
+static uint64_t mark_wait(struct sim_mark *m)
 {
 	m->refs++;
 	while (!mark_done(m))
 		pthread_cond_wait(&marks_done, &events_lock);
+	uint64_t at = m->epoch == marks_epoch ? m->at : 0;
 	mark_put(m);
+	return at;
 }
 
-void sim_event_op_drop(struct sim_op *op)
+/* The op's hold on its mark given up; a record's mark done `at`. */
+static void op_finish(struct sim_op *op, uint64_t at)
 {
 	pthread_mutex_lock(&events_lock);
 	if (!op->waits) {
 		op->mark->done = 1;
+		op->mark->at = at;
 		pthread_cond_broadcast(&marks_done);
 	}
 	mark_put(op->mark);
@@ -68,14 +75,25 @@ void sim_event_op_drop(struct sim_op *op)
 	pthread_mutex_unlock(&events_lock);
 }
 
-void sim_event_op_run(struct sim_op *op)
+void sim_event_op_drop(struct sim_op *op)
 {
+	op_finish(op, sim_now());
+}
+
+/* A record is done when the stream's work before it is; a wait moves the
+ * stream's timeline on to when the record it waits for was done. */
+void sim_event_op_run(struct prof_sim_stream *s, struct sim_op *op)
+{
+	uint64_t at = s->vend > op->queued_ns ? s->vend : op->queued_ns;
 	if (op->waits) {
 		pthread_mutex_lock(&events_lock);
-		mark_wait(op->mark);
+		uint64_t ready = mark_wait(op->mark);
 		pthread_mutex_unlock(&events_lock);
+		if (ready > at)
+			at = ready;
 	}
-	sim_event_op_drop(op);
+	s->vend = at;
+	op_finish(op, at);
 }
 
 void sim_events_after_fork(void)

@@ -27,6 +27,7 @@ struct sim_mark;   /* one event record's completion (simlib_event.c) */
 struct sim_op {
 	struct sim_op *next;
 	uint64_t duration_ns;
+	uint64_t queued_ns;          /* when the program queued it */
 	struct sim_mark *mark;
 	int waits;
 	struct sim_record rec;
@@ -39,6 +40,8 @@ struct prof_sim_stream {
 	pthread_cond_t idle;         /* work done */
 	struct sim_op *head, *tail;
 	uint64_t queued, done;       /* ops ever queued / completed */
+	uint64_t vend;               /* the worker's: when, on the device's own
+				      * timeline, the stream's last op ended */
 	int quit;
 	int running;                 /* a worker serves it in this process */
 	pthread_t worker;
@@ -77,7 +80,7 @@ void sim_streams_after_fork(void);
  * waits first); drop: one that will never run (no worker, or a fork
  * dropped it), whose record counts as completed. Both give up the op's
  * hold on its mark; the caller frees the op. */
-void sim_event_op_run(struct sim_op *op);
+void sim_event_op_run(struct prof_sim_stream *s, struct sim_op *op);
 void sim_event_op_drop(struct sim_op *op);
 void sim_events_after_fork(void);
 

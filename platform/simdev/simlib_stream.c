@@ -1,9 +1,12 @@
 /*
  * Streams: a FIFO of work and one worker thread that runs it in order.
- * Each op takes its duration on CLOCK_MONOTONIC: the worker sleeps until
- * just before the end and spins the rest, so the start and end it records
- * are the real ones and their difference is the duration asked for (more
- * only when the machine did not let the worker run).
+ * The device keeps its own timeline, as a GPU does whatever the host's
+ * CPUs are doing: an op starts when it was queued or when the stream's
+ * previous op ended, whichever is later, and ends exactly its duration
+ * after. The worker sleeps until just before that end and spins the rest,
+ * so the op is over on CLOCK_MONOTONIC when it is reported; a worker the
+ * machine did not let run catches up on the next ops instead of
+ * stretching this one (the durations stay exact under load).
  */
 #include "simlib_int.h"
 
@@ -40,11 +43,12 @@ static void sim_spend_until(uint64_t until)
 		sim_cpu_relax();
 }
 
-static void sim_run(struct sim_op *op)
+static void sim_run(struct prof_sim_stream *s, struct sim_op *op)
 {
-	op->rec.start_ns = sim_now();
-	sim_spend_until(op->rec.start_ns + op->duration_ns);
-	op->rec.end_ns = sim_now();
+	op->rec.start_ns = s->vend > op->queued_ns ? s->vend : op->queued_ns;
+	op->rec.end_ns = op->rec.start_ns + op->duration_ns;
+	sim_spend_until(op->rec.end_ns);
+	s->vend = op->rec.end_ns;
 	sim_report(&op->rec);
 }
 
@@ -68,9 +72,9 @@ static void *sim_worker(void *arg)
 			s->tail = NULL;
 		pthread_mutex_unlock(&s->lock);
 		if (op->mark)
-			sim_event_op_run(op);
+			sim_event_op_run(s, op);
 		else
-			sim_run(op);
+			sim_run(s, op);
 		free(op);
 		pthread_mutex_lock(&s->lock);
 		s->done++;
@@ -168,6 +172,7 @@ void sim_stream_push(struct prof_sim_stream *s, struct sim_op *op)
 		return;
 	}
 	op->next = NULL;
+	op->queued_ns = sim_now();
 	if (s->tail)
 		s->tail->next = op;
 	else

@@ -97,7 +97,7 @@ static void numbers_and_unknowns(void)
 	f.slow_excess_us = 1500;                  /* the time first when it is known */
 	CHECK(report_findings(&f, found, 4) == 2);
 	CHECK_STR(found[1].text, "Rank 3 is 1.500 ms a step slower than the median rank in "
-		  "Communication (+42.0%)");
+		  "Communication (+42.0% of the median step)");
 	CHECK(report_findings(&f, found, 1) == 1);
 	/* every rule has its advice */
 	for (size_t i = 0; i < report_nrules; i++)
