@@ -7,8 +7,10 @@
 
 long model_op_at(const struct model_thread *t, uint64_t ns)
 {
+	/* an operator shorter than torch's clock tick (1 us before torch 2)
+	 * has no duration: it still holds what happened at its start */
 	for (size_t i = t->nops; i-- > 0;)
-		if (t->ops[i].start_ns <= ns && ns < t->ops[i].end_ns)
+		if (t->ops[i].start_ns <= ns && (ns < t->ops[i].end_ns || ns == t->ops[i].start_ns))
 			return (long)i;
 	return -1;
 }

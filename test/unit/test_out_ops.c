@@ -433,6 +433,19 @@ static void test_damaged_fw(void)
 	free(run);
 }
 
+/* The operator open at a moment: innermost first; one shorter than
+ * torch's clock tick (no duration) holds its start (an allocation torch
+ * stamped in the same microsecond). */
+static void test_op_at(void)
+{
+	struct model_op ops[] = { { .start_ns = 100, .end_ns = 200 },
+				  { .start_ns = 150, .end_ns = 150 } };
+	struct model_thread t = { .ops = ops, .nops = 2 };
+	CHECK(model_op_at(&t, 100) == 0 && model_op_at(&t, 149) == 0);
+	CHECK(model_op_at(&t, 150) == 1);
+	CHECK(model_op_at(&t, 151) == 0 && model_op_at(&t, 200) == -1 && model_op_at(&t, 99) == -1);
+}
+
 int main(void)
 {
 	B = raw_clock_ns(CLOCK_MONOTONIC);
@@ -444,5 +457,6 @@ int main(void)
 	test_same_name_nesting();
 	test_fw_coll_bytes();
 	test_damaged_fw();
+	test_op_at();
 	return unit_done();
 }
