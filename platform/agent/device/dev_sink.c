@@ -7,6 +7,8 @@
  */
 #include "agent/device/dev_sink.h"
 
+#include <stddef.h>
+
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
@@ -67,7 +69,10 @@ int dev_sink_activity(uint64_t start_ns, const struct raw_dev_activity *a, const
 		return -1;
 	struct raw_dev_activity r = *a;
 	r.name_id = intern_opt(w, name, start_ns);
-	return raw_writer_emit(w, RAW_REC_DEV_ACTIVITY, start_ns, &r, sizeof r);
+	/* only a sync has use for the event fields: the many kernels and
+	 * copies end before them (readers take the short form as 0s) */
+	size_t len = a->kind == RAW_DEV_SYNC ? sizeof r : offsetof(struct raw_dev_activity, wait_corr);
+	return raw_writer_emit(w, RAW_REC_DEV_ACTIVITY, start_ns, &r, len);
 }
 
 int dev_sink_api(uint64_t start_ns, const struct raw_dev_api *a, const char *name)
