@@ -48,3 +48,10 @@ add_dependencies(fake_cuda_app test_fake_cupti)
 add_test(NAME e2e.test_cuda_fake COMMAND ${PROF_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/e2e_fake_cuda.py)
 set_tests_properties(e2e.test_cuda_fake PROPERTIES TIMEOUT 300
   ENVIRONMENT "PROF_BIN=${PROF_OUT}/bin/prof;PROF_BUILD=${PROF_OUT};PROF_TEST_TMP=${CMAKE_BINARY_DIR}/test/tmp;PROF_FAKE_CUDA_APP=$<TARGET_FILE:fake_cuda_app>;PROF_FAKE_CUPTI=$<TARGET_FILE:test_fake_cupti>;PROF_TX_LIB=$<TARGET_FILE:prof_tx>")
+
+# The converter's cost per record (test/bench/README), run by hand.
+add_executable(bench_convert_cost ${PROJECT_SOURCE_DIR}/test/bench/cuda/convert_cost.c ${CUDA_PURE})
+set_target_properties(bench_convert_cost PROPERTIES OUTPUT_NAME convert_cost
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test/bench)
+target_include_directories(bench_convert_cost PRIVATE ${CUPTI_INCLUDE_DIR} ${CUDA_RUNTIME_INCLUDE_DIR})
+target_link_libraries(bench_convert_cost PRIVATE prof_platform prof_core ${CMAKE_DL_LIBS})
