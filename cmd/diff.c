@@ -19,6 +19,7 @@
 #include "archive/archive.h"
 #include "cluster/cluster.h"
 #include "cmds.h"
+#include "options.h"
 #include "common/fsutil.h"
 #include "pipeline/parse.h"
 #include "stats/stats_diff.h"
@@ -603,8 +604,9 @@ static int print_diff(struct diff_opts *o, const struct input *in, const struct 
 
 enum { O_FAIL = 256, O_TOP, O_UNIT, O_FORMAT };
 
-static int diff_option(struct diff_opts *o, int ch, char **argv)
+static int diff_option(void *ctx, int ch)
 {
+	struct diff_opts *o = ctx;
 	char *end;
 	int k;
 	switch (ch) {
@@ -635,9 +637,7 @@ static int diff_option(struct diff_opts *o, int ch, char **argv)
 		o->t.fmt = (enum tab_fmt)k;
 		return 0;
 	}
-	fprintf(stderr, "prof diff: %s '%s'; see 'prof diff --help'\n",
-		optopt ? "missing value for" : "unknown option", argv[optind - 1]);
-	return DIFF_USAGE;
+	return DIFF_USAGE;   /* not in longopts */
 }
 
 /* 0 to go on, -1 after --help, else the exit status. */
@@ -651,17 +651,9 @@ static int diff_args(int argc, char **argv, struct diff_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int ch, rc;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		if (ch == 'h') {
-			diff_usage(stdout);
-			return -1;
-		}
-		if ((rc = diff_option(o, ch, argv)) != 0)
-			return rc;
-	}
+	int rc = cmd_options("diff", argc, argv, longopts, diff_usage, diff_option, o);
+	if (rc)
+		return rc;
 	if (argc - optind != 2) {
 		fprintf(stderr, "prof diff: two runs are needed, BASE and NEW (%d given); see "
 			"'prof diff --help'\n", argc - optind);

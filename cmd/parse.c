@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "options.h"
 #include "archive/archive.h"
 #include "pipeline/parse.h"
 #include "config/config.h"
@@ -233,9 +234,7 @@ static int parse_other_opt(int c, char **argv, struct parse_opts *o, struct pars
 		parse_usage(stdout);
 		return -1;
 	}
-	fprintf(stderr, "prof parse: %s '%s'; see 'prof parse --help'\n",
-		c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
-	return 2;
+	return cmd_bad_option("parse", argv, c == ':');
 }
 
 /* Options into `o` and `a`: 0 to go on, -1 after --help, else the exit
@@ -263,7 +262,7 @@ static int parse_args(int argc, char **argv, struct parse_opts *o, struct parse_
 	cfg_defaults(&cfg);
 	optind = 1;
 	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, "+vqhj:", longopts, NULL)) != -1)
+	while (!rc && (c = getopt_long(argc, argv, "+:vqhj:", longopts, NULL)) != -1)
 		if ((rc = parse_cfg_opt(&cfg, c, optarg)) < 0)
 			rc = parse_other_opt(c, argv, o, a);
 	if (!rc && argc - optind != 1) {

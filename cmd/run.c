@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "options.h"
 #include "common/agent_env.h"
 #include "common/fsutil.h"
 #include "config/config.h"
@@ -224,16 +225,6 @@ static const struct run_flag *run_flag_of(int val)
 	return NULL;
 }
 
-static int run_bad_option(char **argv, int c)
-{
-	if (c == ':')
-		fprintf(stderr, "prof run: option '%s' needs an argument\n", argv[optind - 1]);
-	else
-		fprintf(stderr, "prof run: unknown option '%s'\n", argv[optind - 1]);
-	fprintf(stderr, "see 'prof run --help'\n");
-	return 2;
-}
-
 /* 0 to go on; otherwise the exit status (help printed: 0; misuse: 2). */
 static int run_parse_args(int argc, char **argv, struct run_args *a)
 {
@@ -248,7 +239,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
 	while ((c = getopt_long(argc, argv, "+:o:h", lo, NULL)) != -1) {
 		const struct run_flag *f = run_flag_of(c);
 		if (!f)
-			return run_bad_option(argv, c);
+			return cmd_bad_option("run", argv, c == ':');
 		if (c == 'h') {
 			if (a->session)
 				fputs("usage: prof session [prof run's options]\n\n"

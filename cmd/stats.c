@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "options.h"
 #include "common/csv_out.h"
 #include "common/json_out.h"
 #include "stats/stats.h"
@@ -809,9 +810,10 @@ static int parse_top(const char *arg, long *top)
 	return 0;
 }
 
-/* One option into `c`: 0, or the exit status. */
-static int stats_option(struct ctx *c, int ch, char **argv)
+/* One option into the struct ctx: 0, or the exit status. */
+static int stats_option(void *ctx, int ch)
 {
+	struct ctx *c = ctx;
 	int k;
 	switch (ch) {
 	case O_VIEW:
@@ -853,13 +855,7 @@ static int stats_option(struct ctx *c, int ch, char **argv)
 		}
 		return 0;
 	}
-	if (optopt)
-		fprintf(stderr, "prof stats: option '%s' needs a value; see 'prof stats --help'\n",
-			argv[optind - 1]);
-	else
-		fprintf(stderr, "prof stats: unknown option '%s'; see 'prof stats --help'\n",
-			argv[optind - 1]);
-	return 2;
+	return 2;   /* not in longopts */
 }
 
 /* Options and the run directory: 0 to go on, -1 after --help, else the
@@ -878,17 +874,9 @@ static int stats_args(int argc, char **argv, struct ctx *c)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int ch, rc;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		if (ch == 'h') {
-			stats_usage(stdout);
-			return -1;
-		}
-		if ((rc = stats_option(c, ch, argv)) != 0)
-			return rc;
-	}
+	int rc = cmd_options("stats", argc, argv, longopts, stats_usage, stats_option, c);
+	if (rc)
+		return rc;
 	if (argc - optind != 1) {
 		fprintf(stderr, "prof stats: %s; see 'prof stats --help'\n",
 			argc - optind < 1 ? "a run directory is needed" : "one run directory only");

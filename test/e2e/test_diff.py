@@ -244,6 +244,18 @@ class Diff(ProfTestCase):
             p = diff(*args)
             self.assertEqual(p.returncode, 2, (args, p.stderr))
             self.assertTrue(p.stderr.startswith("prof diff: "), p.stderr)
+        # one wording in every command for a bad option
+        for cmd in ("diff", "stats", "parse", "run"):
+            p = subprocess.run([PROF, cmd, "--bogus", "x"], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(p.stderr.splitlines()[0], "prof %s: unknown option '--bogus'; "
+                             "see 'prof %s --help'" % (cmd, cmd))
+        for cmd, opt in (("diff", "--top"), ("stats", "--top"), ("parse", "--archive"),
+                         ("run", "--delay")):
+            p = subprocess.run([PROF, cmd, opt], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(p.stderr.splitlines()[0], "prof %s: option '%s' needs a value; "
+                             "see 'prof %s --help'" % (cmd, opt, cmd))
         p = diff("--help")
         self.assertEqual(p.returncode, 0)
         self.assertIn("--fail-above", p.stdout)

@@ -236,7 +236,7 @@ class ConfigErrors(LauncherCase):
         self.assertIn("unknown option '--bogus'", r.stderr)
         r = self.run_prof(["--delay"])
         self.assertEqual(r.rc, 2)
-        self.assertIn("'--delay' needs an argument", r.stderr)
+        self.assertIn("prof run: option '--delay' needs a value; see 'prof run --help'", r.stderr)
 
     def test_help_lists_options_and_keys(self):
         r = self.run_prof(["--help"])
