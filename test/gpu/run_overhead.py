@@ -54,10 +54,12 @@ DEV = ["--activities", "DEVICE"]
 ABLATE = (("dev", DEV, {}),
           ("dev -DRIVER", DEV, {"PROF_CUDA_SKIP_KINDS": "DRIVER"}),
           ("dev -MARKER", DEV, {"PROF_CUDA_SKIP_KINDS": "MARKER"}),
+          ("dev -CUDA_EVENT", DEV, {"PROF_CUDA_SKIP_KINDS": "CUDA_EVENT"}),
           ("dev -SYNC,MEM2,OVH", DEV,
-           {"PROF_CUDA_SKIP_KINDS": "SYNCHRONIZATION,MEMORY2,OVERHEAD"}),
+           {"PROF_CUDA_SKIP_KINDS": "SYNCHRONIZATION,MEMORY2,OVERHEAD,CUDA_EVENT"}),
           ("dev kernels only", DEV, {"PROF_CUDA_SKIP_KINDS": "RUNTIME,DRIVER,MARKER,"
-                                     "SYNCHRONIZATION,MEMORY2,OVERHEAD,MEMCPY,MEMCPY2,MEMSET"}))
+                                     "SYNCHRONIZATION,MEMORY2,OVERHEAD,MEMCPY,MEMCPY2,MEMSET,"
+                                     "CUDA_EVENT"}))
 
 
 def run_train(cmd, env=None):
