@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,27 @@ static void run_info(struct strbuf *sb, const char *run_dir)
 		stats_free_recording(&rec);
 }
 
+/* The device rows' Free and exposed communication, over the steps but the
+ * first when there are 3 or more: the first begins where recording began
+ * (imports, set-up, the first batch), which makes a share of it say
+ * little about the loop. */
+static void device_facts(const struct stats_steps *st, size_t nsteps, struct report_facts *f)
+{
+	long first = LONG_MAX;
+	for (size_t i = 0; i < st->n; i++)
+		if (st->rows[i].device >= 0 && st->rows[i].step < first)
+			first = st->rows[i].step;
+	f->device_us = f->free_us = f->comm_exposed_us = 0;
+	for (size_t i = 0; i < st->n; i++) {
+		const struct stats_step *r = &st->rows[i];
+		if (r->device < 0 || (nsteps >= 3 && r->step == first))
+			continue;
+		f->device_us += r->total;
+		f->free_us += r->free_time;
+		f->comm_exposed_us += r->comm_not_overlapped;
+	}
+}
+
 /* Per step (ascending numbers) its longest row: the breakdown drawn. */
 static void steps_part(struct strbuf *sb, const char *out_dir, struct report_facts *f)
 {
@@ -154,16 +176,8 @@ static void steps_part(struct strbuf *sb, const char *out_dir, struct report_fac
 	struct stats_step_summary sum;
 	stats_steps_summarize(&st, &sum);
 	f->step_us = sum.total;
-	if (sum.device_rows) {
-		f->device_us = f->free_us = f->comm_exposed_us = 0;
-		for (size_t i = 0; i < st.n; i++) {
-			if (st.rows[i].device < 0)
-				continue;
-			f->device_us += st.rows[i].total;
-			f->free_us += st.rows[i].free_time;
-			f->comm_exposed_us += st.rows[i].comm_not_overlapped;
-		}
-	}
+	if (sum.device_rows)
+		device_facts(&st, sum.steps, f);
 	size_t n = 0, cap = st.n;
 	const struct stats_step **pick = calloc(cap, sizeof *pick);
 	for (size_t i = 0; pick && i < st.n; i++) {   /* file order: by device, then step */
