@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "common/grow.h"
 #include "outputs/tables/out_dev_usage.h"
 
 void model_dev_track(struct parse_model *m, uint32_t device, uint32_t vendor, int64_t tid)
@@ -15,14 +16,10 @@ void model_dev_track(struct parse_model *m, uint32_t device, uint32_t vendor, in
 		if (m->tracks[i - 1].device == device && m->tracks[i - 1].vendor == vendor &&
 		    m->tracks[i - 1].tid == tid)
 			return;
-	if (m->ntracks == m->captracks) {
-		size_t cap = m->captracks ? m->captracks * 2 : 16;
-		struct model_track *v = realloc(m->tracks, cap * sizeof *v);
-		if (!v)
-			return;
-		m->tracks = v;
-		m->captracks = cap;
-	}
+	struct model_track *v = grow_room(m->tracks, m->ntracks, &m->captracks, sizeof *v);
+	if (!v)
+		return;
+	m->tracks = v;
 	if (parse_idmap_put_pos(&m->track_at, h, m->ntracks) == 0)
 		m->tracks[m->ntracks++] = (struct model_track){ device, vendor, tid, first };
 }

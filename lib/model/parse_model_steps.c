@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "common/grow.h"
 #include "outputs/tables/out_dev_usage.h"
 
 static int add_step(struct parse_model *m, struct model_proc *p, const struct out_step *st)
@@ -72,14 +73,11 @@ void model_steps_reset_devices(struct model_proc *p)
 static void device_rows(struct parse_model *m, struct model_proc *p, size_t i)
 {
 	for (size_t d = 0; d < p->ndevs; d++) {
-		if (m->ndev_rows == m->capdev_rows) {
-			size_t cap = m->capdev_rows ? m->capdev_rows * 2 : 64;
-			struct model_step_row *v = realloc(m->dev_rows, cap * sizeof *v);
-			if (!v)
-				break;
-			m->dev_rows = v;
-			m->capdev_rows = cap;
-		}
+		struct model_step_row *v = grow_room(m->dev_rows, m->ndev_rows, &m->capdev_rows,
+						     sizeof *v);
+		if (!v)
+			break;
+		m->dev_rows = v;
 		struct model_step_row *r = &m->dev_rows[m->ndev_rows++];
 		r->step = i;
 		out_step_acc_row(&p->devs[d].acc, &m->steps[i], (int32_t)p->devs[d].device, &r->row);
