@@ -109,15 +109,15 @@ def loop(args, profiler=None):
             "memsets": memsets, "loss": float(loss.item())}
 
 
-def compiled(args):
+def mlp_steps(model, opt, steps, after_step=None):
+    """`steps` steps of `model` on one fixed batch, each synchronized and
+    timed; after_step() after each (a profiler's step())."""
     dev = torch.device("cuda")
-    torch.manual_seed(0)
-    model = torch.compile(mlp().to(dev))
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     x = torch.randn(256, 512, device=dev)
     y = torch.randint(0, 10, (256,), device=dev)
+    torch.cuda.synchronize()
     times = []
-    for _ in range(args.steps):
+    for _ in range(steps):
         t0 = time.perf_counter()
         loss = nn.functional.cross_entropy(model(x), y)
         opt.zero_grad(set_to_none=True)
@@ -125,8 +125,17 @@ def compiled(args):
         opt.step()
         torch.cuda.synchronize()
         times.append((time.perf_counter() - t0) * 1e3)
+        if after_step is not None:
+            after_step()
     return {"median_step_ms": statistics.median(times), "steps": len(times),
             "loss": float(loss.item())}
+
+
+def compiled(args):
+    torch.manual_seed(0)
+    model = torch.compile(mlp().to(torch.device("cuda")))
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    return mlp_steps(model, opt, args.steps)
 
 
 def graphs(args):
@@ -217,28 +226,14 @@ def inscript(args):
     """prof.profile in the script, CUDA already initialised (the agent
     attaches to it), one window of 3 steps written by the handler."""
     import prof
-    dev = torch.device("cuda")
     torch.manual_seed(0)
-    model = mlp().to(dev)
+    model = mlp().to(torch.device("cuda"))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    x = torch.randn(256, 512, device=dev)
-    y = torch.randint(0, 10, (256,), device=dev)
     torch.cuda.synchronize()
     acts = [prof.ProfilerActivity.CPU, prof.ProfilerActivity.CUDA]
-    times = []
     with prof.profile(activities=acts, schedule=prof.schedule(wait=1, warmup=1, active=3, repeat=1),
                       on_trace_ready=prof.tensorboard_trace_handler(args.out)) as p:
-        for _ in range(args.steps):
-            t0 = time.perf_counter()
-            loss = nn.functional.cross_entropy(model(x), y)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            torch.cuda.synchronize()
-            times.append((time.perf_counter() - t0) * 1e3)
-            p.step()
-    return {"median_step_ms": statistics.median(times), "steps": len(times),
-            "loss": float(loss.item())}
+        return mlp_steps(model, opt, args.steps, p.step)
 
 
 def main():
