@@ -22,6 +22,21 @@ def workload(name):
     return os.path.join(WORKLOADS, name)
 
 
+def run_sim_ranks(out, steps, slow_rank, phase):
+    """Four ranks of sim_ranks (RANK 0..3, WORLD_SIZE 4) at once under one
+    `prof run -o out`, whose own environment names no rank; the finished
+    process, and the run directory."""
+    loop = ("for r in 0 1 2 3; do RANK=$r WORLD_SIZE=4 %s %d %d %s & done; wait"
+            % (workload("sim_ranks"), steps, slow_rank, phase))
+    env = dict(os.environ)
+    env.pop("RANK", None)
+    env.pop("WORLD_SIZE", None)
+    p = subprocess.run([PROF, "run", "-o", out, "--sampling-interval", "0", "--",
+                        "sh", "-c", loop], capture_output=True, text=True, env=env, timeout=120)
+    dirs = glob.glob(os.path.join(out, "*_prof"))
+    return p, dirs[0] if dirs else None
+
+
 def prof_features():
     """The features `prof --version` lists (agent, tx, ..., asan, tsan)."""
     out = subprocess.run([PROF, "--version"], capture_output=True, text=True).stdout

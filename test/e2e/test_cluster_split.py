@@ -10,7 +10,7 @@ import os
 import subprocess
 import unittest
 
-from proftest import PROF, ProfTestCase, events, workload
+from proftest import PROF, ProfTestCase, events, run_sim_ranks, workload
 
 STEPS = 3
 RANKS = 4
@@ -92,20 +92,11 @@ class ClusterSplit(ProfTestCase):
         self.assertEqual(p.stderr.count("no end_info"), 1, p.stderr)
 
     def test_ranks_of_one_run(self):
-        loop = ("for r in 0 1 2 3; do RANK=$r WORLD_SIZE=4 %s %d 2 free & done; wait"
-                % (workload("sim_ranks"), STEPS))
-        env = dict(os.environ)
-        env.pop("RANK", None)
-        env.pop("WORLD_SIZE", None)
-        out = os.path.join(self.tmp, "out")
-        p = subprocess.run([PROF, "run", "-o", out, "--sampling-interval", "0", "--",
-                            "sh", "-c", loop], capture_output=True, text=True, env=env,
-                           timeout=120)
+        p, run_dir = run_sim_ranks(os.path.join(self.tmp, "out"), STEPS, 2, "free")
         self.assertEqual(p.returncode, 0, p.stderr)
         # prof run's stdout is the program's: prof's own lines go to stderr
         self.assertNotIn("prof parse:", p.stdout)
         self.assertIn("slow rank 2: Free", p.stderr)
-        run_dir = glob.glob(os.path.join(out, "*_prof"))[0]
         self.check_split(run_dir)
         # an earlier parse's rank this run does not hold goes; a link stays
         os.makedirs(os.path.join(run_dir, "rank_9", "PROFILER_OUTPUT"))

@@ -11,7 +11,7 @@ import re
 import subprocess
 import unittest
 
-from proftest import BUILD, PROF, PYTHON, ProfTestCase, workload
+from proftest import BUILD, PROF, PYTHON, ProfTestCase, run_sim_ranks, workload
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -78,17 +78,8 @@ class Report(ProfTestCase):
         self.assertFalse(os.path.exists(r.output("report.html")))
 
     def test_ranks(self):
-        loop = ("for r in 0 1 2 3; do RANK=$r WORLD_SIZE=4 %s 3 2 free & done; wait"
-                % workload("sim_ranks"))
-        env = dict(os.environ)
-        env.pop("RANK", None)
-        env.pop("WORLD_SIZE", None)
-        out = os.path.join(self.tmp, "out")
-        p = subprocess.run([PROF, "run", "-o", out, "--sampling-interval", "0", "--",
-                            "sh", "-c", loop], capture_output=True, text=True, env=env,
-                           timeout=120)
+        p, run_dir = run_sim_ranks(os.path.join(self.tmp, "out"), 3, 2, "free")
         self.assertEqual(p.returncode, 0, p.stderr)
-        run_dir = glob.glob(os.path.join(out, "*_prof"))[0]
         html = self.page(os.path.join(run_dir, "cluster_analysis_output", "report.html"))
         self.assertIn("4 ranks", html)
         self.assertIn("rank 2 slow</text>", html)        # the bar marked
