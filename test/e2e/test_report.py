@@ -4,7 +4,6 @@ under 2 MB), for a device run (sim_work), a CPU-only run (tx_steps) and
 several ranks (cluster_analysis_output/report.html, the slow rank marked).
 With /usr/bin/chromium present, headless Chromium opens it from disk: the
 charts are in the rendered DOM and the console has no error."""
-import glob
 import json
 import os
 import re
