@@ -19,6 +19,10 @@
 #define PROF_AGENT_CYCLES       "PROF_AGENT_CYCLES"       /* "1": a result per schedule cycle */
 #define PROF_AGENT_TX           "PROF_AGENT_TX"           /* "0": no prof_tx/NVTX marks, ranges (msprof_tx) */
 #define PROF_AGENT_RANKS        "PROF_AGENT_RANKS"        /* is_rank: "0,3", the ranks that record */
+/* The rank a process's program named in init_process_group, set by prof's
+ * Python hooks for the processes it starts (spawned DataLoader workers):
+ * read after the launchers' variables (common/rank.h). */
+#define PROF_AGENT_RANK         "PROF_AGENT_RANK"
 /* mstx_domain_include / _exclude: "a,b" (common/domain_filter.h); one at most */
 #define PROF_AGENT_MSTX_INCLUDE "PROF_AGENT_MSTX_INCLUDE"
 #define PROF_AGENT_MSTX_EXCLUDE "PROF_AGENT_MSTX_EXCLUDE"

@@ -24,11 +24,12 @@
 /* The metadata key a rank's own values of PROF_ENV_VARS go under. */
 #define PROF_ENV_KEY "ENV_VARIABLES"
 
-/* The rank, or -1 when no variable names one. */
+/* The rank, or -1 when no variable names one. PROF_AGENT_RANK
+ * (common/agent_env.h) comes last: a launcher's variable stands. */
 static inline int prof_env_rank(void)
 {
 	static const char *const vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
-					    "SLURM_PROCID" };
+					    "SLURM_PROCID", "PROF_AGENT_RANK" };
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		const char *v = getenv(vars[i]);
 		char *end;

@@ -44,12 +44,33 @@ static int same_image(const struct parse_src *a, const struct parse_src *b)
 	return a->launcher == b->launcher && a->pid == b->pid && a->n == b->n;
 }
 
-/* The rank of the image whose first source is s->v[i]. */
+/* The stream the agent writes when the program names the rank late, in
+ * init_process_group (platform/agent/agent_rank.c). */
+#define LATE_RANK_STREAM "rank.raw"
+
+static int is_late_rank(const struct parse_src *src)
+{
+	const char *base = strrchr(src->path, '/');
+	return strcmp(base ? base + 1 : src->path, LATE_RANK_STREAM) == 0;
+}
+
+/* The rank of the image whose first source is s->v[i]: rank.raw's, or
+ * else the first PROCESS record's (which names none when the launcher
+ * set no rank). */
 static int64_t image_rank(const struct parse_srcs *s, size_t i)
 {
 	if (s->v[i].launcher)
 		return -1;
-	for (size_t j = i; j < s->n && same_image(&s->v[i], &s->v[j]); j++) {
+	size_t end = i;
+	while (end < s->n && same_image(&s->v[i], &s->v[end]))
+		end++;
+	for (size_t j = i; j < end; j++)
+		if (is_late_rank(&s->v[j])) {
+			int64_t r = stream_rank(s->v[j].path);
+			if (r >= 0)
+				return r;
+		}
+	for (size_t j = i; j < end; j++) {
 		int64_t r = stream_rank(s->v[j].path);
 		if (r != -2)
 			return r;

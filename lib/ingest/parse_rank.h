@@ -1,8 +1,11 @@
 /*
  * The rank of each process image of a run: the rank its RAW_REC_PROCESS
  * record carries (the agent takes it from RANK, OMPI_COMM_WORLD_RANK,
- * PMI_RANK or SLURM_PROCID). A run whose images carry several ranks (one
- * `prof run -- torchrun ...`) is parsed once per rank as well.
+ * PMI_RANK or SLURM_PROCID at load, or from the program's
+ * init_process_group later, then in a stream of its own, rank.raw). A
+ * run whose images carry several ranks (one `prof run -- torchrun ...`,
+ * a program that calls torch.multiprocessing.spawn) is parsed once per
+ * rank as well.
  */
 #ifndef PROF_PARSE_RANK_H
 #define PROF_PARSE_RANK_H

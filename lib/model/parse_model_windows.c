@@ -9,6 +9,7 @@ const char *model_cause_name(uint32_t cause)
 	case RAW_CAUSE_LAUNCHER: return "launcher";
 	case RAW_CAUSE_SCHEDULE: return "schedule";
 	case RAW_CAUSE_DYNAMIC:  return "dynamic";
+	case RAW_CAUSE_RANK:     return "rank";
 	default:                 return "unknown";
 	}
 }

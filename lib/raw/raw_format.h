@@ -182,6 +182,7 @@ enum raw_recording_cause {
 	RAW_CAUSE_LAUNCHER = 3,  /* --delay / --duration */
 	RAW_CAUSE_SCHEDULE = 4,  /* the schedule's active steps began or ended */
 	RAW_CAUSE_DYNAMIC  = 5,  /* a --dynamic activation began or ended */
+	RAW_CAUSE_RANK     = 6,  /* is_rank: the rank became known (init_process_group) */
 };
 struct raw_recording   { uint32_t on; uint32_t cause; };
 

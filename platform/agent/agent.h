@@ -83,6 +83,10 @@ struct agent {
 	struct domain_filter domains;
 	int default_kept;
 	uint64_t steps;              /* steps seen in this process */
+	/* This process's rank: the launcher's variables at load
+	 * (prof_env_rank), or what the framework says later, at
+	 * init_process_group (agent_rank.c); -1: none. A fork child keeps it. */
+	int rank;
 	struct agent_thread *threads;
 };
 
@@ -197,6 +201,16 @@ void agent_threads_finish(int async_safe);
  * the image began), stamped when the image began: written by the first
  * thread stream of the image. */
 void agent_record_process(struct agent_thread *t);
+
+/* The rank from the environment, at load (agent_rank.c). */
+void agent_rank_init(void);
+/* is_rank, again, once the rank is known late (agent_sched.c): a listed
+ * rank records from here (a RECORDING record on this thread's stream). */
+void agent_sched_rank_known(void);
+/* A PROCESS record on `w` at `ts` (and, with a rank, the rank's
+ * environment): the image's first thread stream writes it, and the late
+ * rank's stream (agent_thread.c). */
+void agent_emit_process(struct raw_writer *w, uint64_t ts);
 
 /* Diagnostics to <run>/logs/agent-<pid>.log; never to the program's
  * stdout/stderr, never on the hot path. */

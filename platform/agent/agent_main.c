@@ -282,6 +282,7 @@ static void configure(const char *run_dir)
 			       getenv(PROF_AGENT_MSTX_EXCLUDE)))
 		agent_log("the mstx domain list is too long: every domain is recorded");
 	agent.default_kept = domain_filter_keeps(&agent.domains, NULL);
+	agent_rank_init();
 	agent_sched_init();
 }
 

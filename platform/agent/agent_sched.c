@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "common/agent_env.h"
-#include "common/rank.h"
 #include "raw/raw_control.h"
 
 enum phase { PH_NONE, PH_WARMUP, PH_RECORD };
@@ -91,7 +90,7 @@ static uint32_t window_off(uint64_t step)
 /* Whether this process's rank is in `list` ("0,3", from is_rank). */
 static int rank_listed(const char *list)
 {
-	int rank = prof_env_rank();
+	int rank = __atomic_load_n(&agent.rank, __ATOMIC_ACQUIRE);
 	const char *p = list;
 	while (rank >= 0 && *p) {
 		char *end;
@@ -123,8 +122,13 @@ void agent_sched_init(void)
 		agent.off |= AGENT_OFF_API;
 	if (ranks && !rank_listed(ranks)) {
 		agent.off |= AGENT_OFF_RANK;
-		agent_log("is_rank: rank %d is not in rank_list: this process records nothing",
-			  prof_env_rank());
+		if (agent.rank >= 0)
+			agent_log("is_rank: rank %d is not in rank_list: this process records nothing",
+				  agent.rank);
+		else
+			agent_log("is_rank: no rank yet (none of RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, "
+				  "SLURM_PROCID): this process records nothing until the program's "
+				  "init_process_group names one in rank_list");
 	}
 	sched.windows = agent.off == 0;
 	sched.win_first = 1;
@@ -162,7 +166,7 @@ static void dynamic_poll(uint64_t n)
 	if (!c)
 		return;
 	uint32_t seq, gen, start, active, warmup, flags, is_rank, analyse;
-	int rank = prof_env_rank();
+	int rank = __atomic_load_n(&agent.rank, __ATOMIC_ACQUIRE);
 	uint64_t word = 0;
 	for (int tries = 0;; tries++) {
 		/* acquire loads: the second load of dyn_seq comes after them */
@@ -253,6 +257,24 @@ void agent_sched_api(uint32_t on)
 	pthread_mutex_lock(&sched.lock);
 	set_off(t, AGENT_OFF_API, on ? 0 : AGENT_OFF_API, RAW_CAUSE_API);
 	pthread_mutex_unlock(&sched.lock);
+}
+
+void agent_sched_rank_known(void)
+{
+	const char *ranks = getenv(PROF_AGENT_RANKS);
+	if (!ranks)
+		return;
+	if (!rank_listed(ranks)) {
+		/* off since the start, for want of a rank: nothing to write */
+		agent_log("is_rank: rank %d is not in rank_list: this process records nothing",
+			  agent.rank);
+		return;
+	}
+	struct agent_thread *t = agent_thread();
+	pthread_mutex_lock(&sched.lock);
+	set_off(t, AGENT_OFF_RANK, 0, RAW_CAUSE_RANK);
+	pthread_mutex_unlock(&sched.lock);
+	agent_log("is_rank: rank %d is in rank_list: this process records from here", agent.rank);
 }
 
 void agent_sched_fork(enum agent_fork side)

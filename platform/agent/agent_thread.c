@@ -206,7 +206,7 @@ static void env_json_str(char *buf, size_t len, size_t *at, const char *v)
 /* A rank's own distributed-job variables, as read in the rank (the
  * launcher's environment may have none of them: torchrun sets them for
  * its children), as the metadata the parse puts in ENV_VARIABLES. */
-static void emit_rank_env(struct agent_thread *t, uint64_t ts)
+static void emit_rank_env(struct raw_writer *w, uint64_t ts)
 {
 	static const char *const vars[] = { PROF_ENV_VARS };
 	char json[4096];
@@ -223,12 +223,12 @@ static void emit_rank_env(struct agent_thread *t, uint64_t ts)
 	}
 	json[at++] = '}';
 	json[at] = '\0';
-	struct raw_metadata m = { raw_writer_intern(&t->w, PROF_ENV_KEY, ts),
-				  raw_writer_intern(&t->w, json, ts), RAW_METADATA_JSON, 0 };
-	raw_writer_emit_aux(&t->w, RAW_REC_METADATA, ts, &m, sizeof m);
+	struct raw_metadata m = { raw_writer_intern(w, PROF_ENV_KEY, ts),
+				  raw_writer_intern(w, json, ts), RAW_METADATA_JSON, 0 };
+	raw_writer_emit_aux(w, RAW_REC_METADATA, ts, &m, sizeof m);
 }
 
-void agent_record_process(struct agent_thread *t)
+void agent_emit_process(struct raw_writer *w, uint64_t ts)
 {
 	char cmdline[4096];
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -246,19 +246,24 @@ void agent_record_process(struct agent_thread *t)
 	char exe[4096];
 	ssize_t m = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	exe[m > 0 ? m : 0] = '\0';
-	int rank = prof_env_rank();
+	int rank = __atomic_load_n(&agent.rank, __ATOMIC_ACQUIRE);
 	char rank_text[16];
 	snprintf(rank_text, sizeof rank_text, "%d", rank);
-	uint64_t ts = agent.begin_ticks;
 	struct raw_process p = {
 		.pid = agent.pid, .ppid = agent.ppid,
-		.cmdline_id = raw_writer_intern(&t->w, cmdline, ts),
-		.exe_id = raw_writer_intern(&t->w, exe, ts),
-		.rank_id = rank >= 0 ? raw_writer_intern(&t->w, rank_text, ts) : 0,
+		.cmdline_id = raw_writer_intern(w, cmdline, ts),
+		.exe_id = raw_writer_intern(w, exe, ts),
+		.rank_id = rank >= 0 ? raw_writer_intern(w, rank_text, ts) : 0,
 	};
-	raw_writer_emit_aux(&t->w, RAW_REC_PROCESS, ts, &p, sizeof p);
+	raw_writer_emit_aux(w, RAW_REC_PROCESS, ts, &p, sizeof p);
 	if (rank >= 0)
-		emit_rank_env(t, ts);
+		emit_rank_env(w, ts);
+}
+
+void agent_record_process(struct agent_thread *t)
+{
+	uint64_t ts = agent.begin_ticks;
+	agent_emit_process(&t->w, ts);
 	if (agent.begin_recording) {
 		struct raw_recording r = { 1, RAW_CAUSE_START };
 		raw_writer_emit_aux(&t->w, RAW_REC_RECORDING, ts, &r, sizeof r);

@@ -5,13 +5,14 @@ what a user meets first: the program's output and status unchanged, the
 operators there, steps right, and anything prof could not do said at the
 end of the run."""
 import collections
+import glob
 import os
 import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proftest import PROF, PYTHON, SRC, ProfTestCase, Run, events  # noqa: E402
+from proftest import PROF, PYTHON, SRC, ProfTestCase, Run, events, raw_records  # noqa: E402
 
 WORKLOADS = os.path.join(SRC, "test", "workloads")
 
@@ -143,6 +144,67 @@ class DdpGloo(RealProgram):
         self.assertEqual(len(ranks), 2, names)
         for p in ranks:
             self.assertTrue(events(t, ph="X", cat="cpu_op", pid=p), p)
+
+
+class DdpSpawn(ProfTestCase):
+    """DDP started by torch.multiprocessing.spawn, as PyTorch's DDP tutorial
+    does: no launcher sets RANK, each rank is named only by its
+    init_process_group call. The run is parsed per rank as under torchrun,
+    and is_rank picks ranks known that late. Each rank records a mark
+    before it knows its rank, so its rank comes in rank.raw, and takes its
+    batches from a spawned DataLoader worker, which goes with its rank."""
+    STEPS = 4
+    RAW_REC_PROCESS = 10
+
+    def spawn(self, *options, env=None):
+        cmd = [PYTHON, os.path.join(WORKLOADS, "torch_ddp_gloo.py"), str(self.STEPS), "spawn",
+               "2", str(29000 + os.getpid() % 1000)]
+        return self.prof_run(cmd, *options, env=env, timeout=240)
+
+    def rank_streams(self, run):
+        return sorted(glob.glob(run.path("raw", "*", "rank.raw")))
+
+    def test_ranks_named_by_init_process_group(self):
+        run = self.spawn()
+        self.assertEqual(run.rc, 0, run.stderr[-3000:])
+        self.assertIn("ddp: %d steps on 2 ranks" % self.STEPS, run.stdout)
+        self.assertIn("%d steps: %d on each of 2 ranks" % (2 * self.STEPS, self.STEPS),
+                      run.stderr)
+        streams = self.rank_streams(run)
+        self.assertEqual(len(streams), 2, streams)
+        self.assertEqual(raw_records(streams, self.RAW_REC_PROCESS), 2)
+        for r in range(2):
+            t = run.json("rank_%d" % r, "PROFILER_OUTPUT", "trace_view.json")
+            self.assertEqual(t["distributedInfo"], {"rank": r})
+            steps = [e for e in events(t, ph="X") if e["name"].startswith("ProfilerStep#")]
+            self.assertEqual(len(steps), self.STEPS)
+            # what the rank recorded before it knew its rank is its own
+            marks = [e for e in events(t) if e.get("name") == "set-up before init_process_group"]
+            self.assertEqual(len(marks), 1, r)
+            names = {e["pid"]: e["args"]["name"] for e in events(t, ph="M", name="process_name")}
+            workers = [p for p, n in names.items() if n.startswith("DataLoader worker")]
+            self.assertEqual(len(workers), 1, names)
+            fetches = events(t, ph="X", name="DataLoader fetch", pid=workers[0])
+            self.assertEqual(len(fetches), self.STEPS, r)
+            comm = run.json("rank_%d" % r, "PROFILER_OUTPUT", "communication.json")
+            self.assertEqual(len(comm), self.STEPS)
+        rows = run.csv_rows("step_trace_time.csv")
+        self.assertEqual(rows[0][-1], "Rank")
+        self.assertEqual(sorted(r[-1] for r in rows[1:]), ["0"] * self.STEPS + ["1"] * self.STEPS)
+        self.assertTrue(run.json("cluster_analysis_output", "cluster_communication_matrix.json"))
+
+    def test_is_rank_with_late_ranks(self):
+        run = self.spawn(env={"PROF_OPTIONS": '{"is_rank": true, "rank_list": [1]}'})
+        self.assertEqual(run.rc, 0, run.stderr[-3000:])
+        self.assertIn("ddp: %d steps on 2 ranks" % self.STEPS, run.stdout)
+        # nothing recorded before the ranks were known: no rank.raw is needed
+        self.assertEqual(self.rank_streams(run), [])
+        t1 = run.json("rank_1", "PROFILER_OUTPUT", "trace_view.json")
+        self.assertTrue(events(t1, ph="X", cat="cpu_op", name="aten::addmm"))
+        self.assertFalse([e for e in events(t1) if e.get("name", "").startswith("set-up")])
+        if os.path.isdir(run.path("rank_0")):
+            t0 = run.json("rank_0", "PROFILER_OUTPUT", "trace_view.json")
+            self.assertFalse(events(t0, ph="X", cat="cpu_op"))
 
 
 class Gan(RealProgram):

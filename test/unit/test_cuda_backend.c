@@ -186,7 +186,7 @@ static void setup_agent(void)
 	unsetenv("FAKE_CUPTI_BUSY");
 	unsetenv("FAKE_CUPTI_VERSION");
 	unsetenv("FAKE_CUPTI_NO_TID_TYPE");
-	setenv("RANK", "1", 1);
+	agent.rank = -1;   /* as in a torch.multiprocessing.spawn rank at start */
 }
 
 /* ---- records ---- */
@@ -323,6 +323,7 @@ static void test_delivery(void)
 	push_marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 5, "step", worker_cupti_tid);
 	push_marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 5, NULL, worker_cupti_tid);
 	fk.drop(3);
+	agent.rank = 1;    /* init_process_group named it, after CUDA's set-up */
 	dev_backend_cuda.flush();
 	CHECK(infos.n == 1 && infos.v[0].sm_count == 132);
 	CHECK_STR(infos.uuid[0], "GPU-00000000-0000-0000-0000-000000000001");

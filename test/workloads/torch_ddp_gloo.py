@@ -4,7 +4,15 @@ in DistributedDataParallel, one all_reduce of a metric per step besides
 DDP's gradient buckets.
 
     python3 -m torch.distributed.run --nproc_per_node 2 torch_ddp_gloo.py [STEPS]
-Rank 0 prints "ddp: N steps on W ranks, loss L"."""
+Rank 0 prints "ddp: N steps on W ranks, loss L".
+
+    python3 torch_ddp_gloo.py STEPS spawn WORLD PORT
+starts the ranks itself with torch.multiprocessing.spawn, as PyTorch's DDP
+tutorial does: no RANK in any environment, each rank's number given only to
+init_process_group. Each rank marks its set-up with prof_tx before that
+call when prof_tx is importable, so its process has recorded before it
+knows its rank, and takes its batches from a DataLoader worker (spawned,
+as the ranks were)."""
 import os
 import sys
 
@@ -12,21 +20,40 @@ import torch
 import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, TensorDataset
 
 
-def main():
-    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 8
+def main(steps):
     dist.init_process_group("gloo")
+    gen = torch.Generator().manual_seed(dist.get_rank())
+    train(steps, ((torch.randn(32, 64, generator=gen), torch.randint(0, 10, (32,), generator=gen))
+                  for _ in range(steps)))
+
+
+def spawned(rank, world, port, steps):
+    try:
+        import prof_tx
+        prof_tx.mark("set-up before init_process_group")
+    except ImportError:
+        pass
+    os.environ["OMP_NUM_THREADS"] = "1"
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank,
+                            world_size=world)
+    # one worker, which torch.multiprocessing.spawn's ranks start by spawning
+    gen = torch.Generator().manual_seed(rank)
+    data = TensorDataset(torch.randn(32 * steps, 64, generator=gen),
+                         torch.randint(0, 10, (32 * steps,), generator=gen))
+    train(steps, DataLoader(data, batch_size=32, num_workers=1))
+
+
+def train(steps, batches):
     rank, world = dist.get_rank(), dist.get_world_size()
     torch.manual_seed(0)
     model = DistributedDataParallel(nn.Sequential(nn.Linear(64, 256), nn.ReLU(),
                                                   nn.Linear(256, 10)))
     opt = torch.optim.SGD(model.parameters(), lr=0.05)
     loss_fn = nn.CrossEntropyLoss()
-    gen = torch.Generator().manual_seed(rank)
-    for _ in range(steps):
-        x = torch.randn(32, 64, generator=gen)
-        y = torch.randint(0, 10, (32,), generator=gen)
+    for x, y in batches:
         opt.zero_grad()
         loss = loss_fn(model(x), y)
         loss.backward()
@@ -40,4 +67,9 @@ def main():
 
 if __name__ == "__main__":
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    main()
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 8
+    if len(sys.argv) > 2 and sys.argv[2] == "spawn":
+        import torch.multiprocessing as mp
+        mp.spawn(spawned, args=(int(sys.argv[3]), int(sys.argv[4]), n), nprocs=int(sys.argv[3]))
+    else:
+        main(n)

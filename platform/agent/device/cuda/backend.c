@@ -28,7 +28,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/rank.h"
 #include "agent/agent.h"
 #include "common/agent_env.h"
 #include "agent/device/cuda/backend_cbid.h"
@@ -212,6 +211,9 @@ static uint64_t cuda_write_batch(CUpti_Activity **recs, size_t n)
 	dev_sink_lock();
 	cuda_window_snapshot();
 	cuda.conv.ts_offset = __atomic_load_n(&cuda.offset, __ATOMIC_RELAXED);
+	/* the rank as of now: a program that starts its ranks itself names
+	 * it in init_process_group, after CUDA was set up (agent_rank.c) */
+	cuda.conv.rank = __atomic_load_n(&agent.rank, __ATOMIC_RELAXED);
 	for (size_t i = 0; i < n; i++) {
 		cuda_convert(&cuda.conv, recs[i], &o);
 		lost += cuda_emit(&o);
@@ -355,7 +357,6 @@ static void cuda_conv_setup(void)
 	struct cuda_conv *c = &cuda.conv;
 	cuda_conv_init(c);
 	c->version = cuda.api->version;
-	c->rank = prof_env_rank();
 	c->os_tids = cuda.os_tids;
 	c->tid_of = cuda_tid_lookup;
 	c->kernel_name = cuda_demangle;

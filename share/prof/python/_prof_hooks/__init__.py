@@ -7,6 +7,8 @@
              schedule opens; operators go to the agent's framework stream
   data.py    DataLoader ranges: fetches in worker processes, batches taken
   modules.py with_modules: nn.Module forward calls as nested ranges
+  dist.py    init_process_group: the rank of a process that its launcher
+             did not name (torch.multiprocessing.spawn)
   aside.py   the program's own profiler starting: the operators step
              aside for it, and the user hears it gets no device activity
   guard.py   every hook body runs guarded: an exception is logged to the
@@ -78,16 +80,22 @@ class Hooks:
             Guard("backward count", log).call(self.backwards.install, torch.autograd)
         for name in ("torch.utils.data._utils.fetch", "torch.utils.data.dataloader"):
             _module(name)
+        from . import dist
+        rank_guard = Guard("rank", log, lost="the rank init_process_group names is not "
+                           "recorded in this process")
+        ranked = rank_guard.call(dist.install, torch, self.agent, rank_guard)
         check = self.collector.check_fork if self.collector else None
         wrapped = data.install(self.agent, Guard(
             "DataLoader", log, lost="DataLoader ranges are no longer recorded in this process"),
             check, self._batch_taken)
-        log("installed in %s (torch %s): steps via %s; DataLoader: %s; operators: %s" % (
-            "the main process" if main else "a multiprocessing child",
-            getattr(torch, "__version__", "?"), path or "nothing (no known optimizer hook)",
-            ", ".join(wrapped) or "nothing",
-            "yes" if self.collector else
-            "no (the agent has no framework stream)" if not self.agent.has_fw else "no (failed)"))
+        log("installed in %s (torch %s): steps via %s; DataLoader: %s; init_process_group: %s; "
+            "operators: %s" % (
+                "the main process" if main else "a multiprocessing child",
+                getattr(torch, "__version__", "?"), path or "nothing (no known optimizer hook)",
+                ", ".join(wrapped) or "nothing", "yes" if ranked else "no",
+                "yes" if self.collector else
+                "no (the agent has no framework stream)" if not self.agent.has_fw else
+                "no (failed)"))
         atexit.register(self._at_exit)  # after torch's own: runs before them
 
     def _loop_begins(self, why):

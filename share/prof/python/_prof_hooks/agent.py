@@ -98,6 +98,11 @@ class Agent:
         self._log = getattr(lib, "prof_fw_log", None)
         if self._log is not None:
             self._log.argtypes, self._log.restype = [ctypes.c_char_p], None
+        # prof_fw_rank(rank): the rank init_process_group names; None with
+        # an older agent
+        self.set_rank = getattr(lib, "prof_fw_rank", None)
+        if self.set_rank is not None:
+            self.set_rank.argtypes, self.set_rank.restype = [ctypes.c_int], ctypes.c_int
         # prof_fw_gc(phase, generation, collected, uncollectable), or None
         self.gc = getattr(lib, "prof_fw_gc", None)
         if self.gc is not None:
