@@ -31,6 +31,14 @@ class RealProgram(ProfTestCase):
     def bare(self, *cmd):
         return subprocess.run(list(cmd), capture_output=True, text=True, timeout=240)
 
+    def run_unchanged(self, *cmd):
+        """cmd under prof: its status and output as without prof; the run
+        and prof's notes at its end."""
+        run = self.prof_run("--", *cmd)
+        self.assertEqual(run.rc, 0, run.stderr)
+        self.assertEqual(run.stdout, self.bare(*cmd).stdout)
+        return run, [ln for ln in run.stderr.splitlines() if ln.startswith("prof: note")]
+
 
 @unittest.skipUnless(have("torchvision"), "needs torchvision (python3-torchvision)")
 class TorchvisionCnn(RealProgram):
@@ -233,13 +241,32 @@ class Gan(RealProgram):
             self.assertEqual(inside(s), ["Optimizer.step#Adam.step", "Optimizer.step#SGD.step"])
 
 
+@unittest.skipUnless(have("torchvision"), "needs torchvision (python3-torchvision)")
+class Inference(RealProgram):
+    """A model served, not trained: no optimizer, batch or backward says
+    where the loop begins, so its first module call does; no steps are
+    seen, and the user hears it."""
+    BATCHES = 4
+
+    def test_operators_and_no_steps_said(self):
+        run, notes = self.run_unchanged(
+            PYTHON, os.path.join(WORKLOADS, "torch_inference.py"), str(self.BATCHES))
+        self.assertEqual(len(notes), 1, run.stderr)
+        self.assertIn("no steps were seen: this process ran its model", notes[0])
+        self.assertIn("prof_tx.step()", notes[0])
+        # every forward's operators, the first one's included: ResNet-18
+        # has 20 convolutions and one fully connected layer
+        t = run.trace()
+        self.assertEqual(len(events(t, ph="X", cat="cpu_op", name="aten::conv2d")),
+                         20 * self.BATCHES)
+        self.assertEqual(len(events(t, ph="X", cat="cpu_op", name="aten::linear")), self.BATCHES)
+        self.assertFalse([e for e in events(t, ph="X") if e["name"].startswith("ProfilerStep#")])
+
+
 class ManualSgd(RealProgram):
     def test_no_optimizer_is_said(self):
-        cmd = [PYTHON, os.path.join(WORKLOADS, "torch_manual_sgd.py"), "6"]
-        run = self.prof_run("--", *cmd)
-        self.assertEqual(run.rc, 0, run.stderr)
-        self.assertEqual(run.stdout, self.bare(*cmd).stdout)
-        notes = [ln for ln in run.stderr.splitlines() if ln.startswith("prof: note")]
+        run, notes = self.run_unchanged(PYTHON, os.path.join(WORKLOADS, "torch_manual_sgd.py"),
+                                        "6")
         self.assertEqual(len(notes), 1, run.stderr)
         self.assertIn("no steps were seen: backward() ran 6 times", notes[0])
         self.assertIn("prof_tx.step()", notes[0])

@@ -45,6 +45,7 @@ class Hooks:
                                "in this process (those collected before are kept)")
         self.steps = None
         self.backwards = None    # steps.BackwardCount, in the main process
+        self.first_call = None   # steps.FirstCall, in the main process
         self.loop_seen = False   # the training loop began: operators are collected
         self.batch_seen = False  # the loop took its first DataLoader batch
         self.device_said = False
@@ -78,6 +79,10 @@ class Hooks:
             self.backwards = steps.BackwardCount(
                 lambda: self._loop_begins("the first backward()"))
             Guard("backward count", log).call(self.backwards.install, torch.autograd)
+            if not self.loop_seen:
+                self.first_call = steps.FirstCall(
+                    lambda: self._loop_begins("the first nn.Module call"))
+                Guard("first module call", log).call(self.first_call.install, torch.nn.Module)
         for name in ("torch.utils.data._utils.fetch", "torch.utils.data.dataloader"):
             _module(name)
         from . import dist
@@ -100,7 +105,8 @@ class Hooks:
 
     def _loop_begins(self, why):
         """The training loop is about to start (an optimizer was built, a
-        batch taken, a backward pass run, prof_tx.step/start called):
+        batch taken, a backward pass run, prof_tx.step/start called, or,
+        in a program that does none of these first, a module called):
         operators are collected from here on, on this thread, not from
         `import torch`. A process that only imports torch or launches
         others (torchrun's) never collects, and a DataLoader worker forked
@@ -108,6 +114,8 @@ class Hooks:
         if self.loop_seen:
             return
         self.loop_seen = True
+        if self.first_call is not None:
+            self.first_call.remove()
         if self.collector is not None and self.ops_guard.on:
             self.agent.log("the training loop begins (%s): operators are collected from here"
                            % why)
@@ -181,6 +189,12 @@ class Hooks:
                     "notice: no steps were seen: backward() ran %d times in this process but "
                     "no torch.optim optimizer stepped (weights updated by hand?); mark each "
                     "step with prof_tx.step()" % self.backwards.n)
+        elif self.first_call is not None and self.first_call.seen and not self.explicit:
+            self.agent.log(
+                "notice: no steps were seen: this process ran its model (nn.Module calls) but "
+                "never stepped a torch.optim optimizer (inference?); operators are recorded "
+                "from its first module call; mark each step (a batch, a request) with "
+                "prof_tx.step() to have steps")
 
 
 def multiprocessing_child():

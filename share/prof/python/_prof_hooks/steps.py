@@ -261,3 +261,47 @@ class BackwardCount:
         autograd.backward = backward
         return True
 
+
+
+class FirstCall:
+    """The first nn.Module call of the main process: where a program that
+    builds no optimizer, takes no DataLoader batch and runs no backward
+    (inference, serving) begins its loop. nn.Module.__call__ is wrapped
+    until then and given back at that call, or as soon as the loop begins
+    some other way: no module call pays for it after. Not torch's global
+    forward pre-hook: a hook cannot remove itself while torch iterates
+    over the hooks, and its mere presence takes every module call off
+    torch's fast path."""
+
+    def __init__(self, on_first):
+        self.on_first = on_first
+        self.seen = False
+        self._cls = self._orig = None
+
+    def install(self, module_cls):
+        orig = module_cls.__dict__.get("__call__")
+        if orig is None or getattr(orig, "_prof_first_call", False):
+            return False
+        watch = self
+
+        @functools.wraps(orig)
+        def __call__(module, *args, **kwargs):
+            if watch.remove():
+                watch.seen = True
+                watch.on_first()
+            return orig(module, *args, **kwargs)
+
+        __call__._prof_first_call = True
+        self._cls, self._orig = module_cls, orig
+        module_cls.__call__ = __call__
+        return True
+
+    def remove(self):
+        """Gives torch's __call__ back; whether it was still wrapped."""
+        cls, orig = self._cls, self._orig
+        if cls is None:
+            return False
+        self._cls = self._orig = None
+        if getattr(cls.__dict__.get("__call__"), "_prof_first_call", False):
+            cls.__call__ = orig
+        return True
