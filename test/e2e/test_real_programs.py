@@ -164,9 +164,9 @@ class DdpSpawn(ProfTestCase):
     STEPS = 4
     RAW_REC_PROCESS = 10
 
-    def spawn(self, *options, env=None):
+    def spawn(self, *options, env=None, mode=()):
         cmd = [PYTHON, os.path.join(WORKLOADS, "torch_ddp_gloo.py"), str(self.STEPS), "spawn",
-               "2", str(29000 + os.getpid() % 1000)]
+               "2", str(29000 + os.getpid() % 1000), *mode]
         return self.prof_run(cmd, *options, env=env, timeout=240)
 
     def rank_streams(self, run):
@@ -200,6 +200,21 @@ class DdpSpawn(ProfTestCase):
         self.assertEqual(rows[0][-1], "Rank")
         self.assertEqual(sorted(r[-1] for r in rows[1:]), ["0"] * self.STEPS + ["1"] * self.STEPS)
         self.assertTrue(run.json("cluster_analysis_output", "cluster_communication_matrix.json"))
+
+    def test_rank_seen_at_step_end(self):
+        """init_process_group called past prof's wrapper (code that bound
+        torch's function before the hooks came, as device_mesh does): the
+        default group is found at the first step's end."""
+        run = self.spawn(mode=["unwrapped"])
+        self.assertEqual(run.rc, 0, run.stderr[-3000:])
+        self.assertIn("%d steps: %d on each of 2 ranks" % (2 * self.STEPS, self.STEPS),
+                      run.stderr)
+        self.assertEqual(len(self.rank_streams(run)), 2)
+        for r in range(2):
+            t = run.json("rank_%d" % r, "PROFILER_OUTPUT", "trace_view.json")
+            self.assertEqual(t["distributedInfo"], {"rank": r})
+            steps = [e for e in events(t, ph="X") if e["name"].startswith("ProfilerStep#")]
+            self.assertEqual(len(steps), self.STEPS)
 
     def test_is_rank_with_late_ranks(self):
         run = self.spawn(env={"PROF_OPTIONS": '{"is_rank": true, "rank_list": [1]}'})

@@ -6,10 +6,11 @@ DDP's gradient buckets.
     python3 -m torch.distributed.run --nproc_per_node 2 torch_ddp_gloo.py [STEPS]
 Rank 0 prints "ddp: N steps on W ranks, loss L".
 
-    python3 torch_ddp_gloo.py STEPS spawn WORLD PORT
+    python3 torch_ddp_gloo.py STEPS spawn WORLD PORT [unwrapped]
 starts the ranks itself with torch.multiprocessing.spawn, as PyTorch's DDP
 tutorial does: no RANK in any environment, each rank's number given only to
-init_process_group. Each rank marks its set-up with prof_tx before that
+init_process_group ("unwrapped": torch's own function, under any wrapper
+of it, as code that imported it before a profiler's hooks would call it). Each rank marks its set-up with prof_tx before that
 call when prof_tx is importable, so its process has recorded before it
 knows its rank, and takes its batches from a DataLoader worker (spawned,
 as the ranks were)."""
@@ -30,14 +31,17 @@ def main(steps):
                   for _ in range(steps)))
 
 
-def spawned(rank, world, port, steps):
+def spawned(rank, world, port, steps, unwrapped):
     try:
         import prof_tx
         prof_tx.mark("set-up before init_process_group")
     except ImportError:
         pass
     os.environ["OMP_NUM_THREADS"] = "1"
-    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank,
+    init = dist.init_process_group
+    while unwrapped and hasattr(init, "__wrapped__"):
+        init = init.__wrapped__
+    init("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank,
                             world_size=world)
     # one worker, which torch.multiprocessing.spawn's ranks start by spawning
     gen = torch.Generator().manual_seed(rank)
@@ -70,6 +74,7 @@ if __name__ == "__main__":
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 8
     if len(sys.argv) > 2 and sys.argv[2] == "spawn":
         import torch.multiprocessing as mp
-        mp.spawn(spawned, args=(int(sys.argv[3]), int(sys.argv[4]), n), nprocs=int(sys.argv[3]))
+        mp.spawn(spawned, args=(int(sys.argv[3]), int(sys.argv[4]), n, "unwrapped" in sys.argv),
+                 nprocs=int(sys.argv[3]))
     else:
         main(n)

@@ -46,6 +46,7 @@ class Hooks:
         self.steps = None
         self.backwards = None    # steps.BackwardCount, in the main process
         self.first_call = None   # steps.FirstCall, in the main process
+        self.ranks = None        # dist.RankWatch
         self.loop_seen = False   # the training loop began: operators are collected
         self.batch_seen = False  # the loop took its first DataLoader batch
         self.device_said = False
@@ -85,10 +86,11 @@ class Hooks:
                 Guard("first module call", log).call(self.first_call.install, torch.nn.Module)
         for name in ("torch.utils.data._utils.fetch", "torch.utils.data.dataloader"):
             _module(name)
-        from . import dist
-        rank_guard = Guard("rank", log, lost="the rank init_process_group names is not "
-                           "recorded in this process")
-        ranked = rank_guard.call(dist.install, torch, self.agent, rank_guard)
+        from .dist import RankWatch
+        self.ranks = RankWatch(self.agent, Guard(
+            "rank", log, lost="the rank init_process_group names is not recorded in this "
+            "process"))
+        ranked = self.ranks.guard.call(self.ranks.install, torch)
         check = self.collector.check_fork if self.collector else None
         wrapped = data.install(self.agent, Guard(
             "DataLoader", log, lost="DataLoader ranges are no longer recorded in this process"),
@@ -148,6 +150,8 @@ class Hooks:
 
     def _step_ended(self):
         self.loop_seen = True
+        if self.ranks is not None:
+            self.ranks.at_step()
         if not self.explicit:
             self.agent.step()
         if self.collector is not None and self.ops_guard.on:
@@ -161,6 +165,8 @@ class Hooks:
 
     def explicit_step(self):
         self.loop_seen = True
+        if self.ranks is not None:
+            self.ranks.at_step()
         if not self.explicit:
             self.explicit = True
             self.agent.log("the program calls prof_tx.step(): optimizer steps no longer end steps")
