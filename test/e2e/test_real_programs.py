@@ -216,6 +216,24 @@ class DdpSpawn(ProfTestCase):
             steps = [e for e in events(t, ph="X") if e["name"].startswith("ProfilerStep#")]
             self.assertEqual(len(steps), self.STEPS)
 
+    def test_forked_ranks_end_with_os_exit(self):
+        """A multiprocessing.Process per rank, forked: each rank ends with
+        os._exit (no atexit), and its last operators are there all the same."""
+        cmd_fork = [PYTHON, os.path.join(WORKLOADS, "torch_ddp_gloo.py"), str(self.STEPS),
+                    "fork", "2", str(29100 + os.getpid() % 1000)]
+        run = self.prof_run(cmd_fork, out=os.path.join(self.tmp, "fork"), timeout=240)
+        self.assertEqual(run.rc, 0, run.stderr[-3000:])
+        self.assertIn("ddp: %d steps on 2 ranks" % self.STEPS, run.stdout)
+        self.assertIn("%d steps: %d on each of 2 ranks" % (2 * self.STEPS, self.STEPS),
+                      run.stderr)
+        for r in range(2):
+            t = run.json("rank_%d" % r, "PROFILER_OUTPUT", "trace_view.json")
+            self.assertEqual(t["distributedInfo"], {"rank": r})
+            # fewer steps than a flush every 10: all sent at os._exit; two
+            # Linear layers a step
+            self.assertEqual(len(events(t, ph="X", cat="cpu_op", name="aten::addmm")),
+                             2 * self.STEPS, r)
+
     def test_is_rank_with_late_ranks(self):
         run = self.spawn(env={"PROF_OPTIONS": '{"is_rank": true, "rank_list": [1]}'})
         self.assertEqual(run.rc, 0, run.stderr[-3000:])

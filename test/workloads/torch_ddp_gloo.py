@@ -10,7 +10,11 @@ Rank 0 prints "ddp: N steps on W ranks, loss L".
 starts the ranks itself with torch.multiprocessing.spawn, as PyTorch's DDP
 tutorial does: no RANK in any environment, each rank's number given only to
 init_process_group ("unwrapped": torch's own function, under any wrapper
-of it, as code that imported it before a profiler's hooks would call it). Each rank marks its set-up with prof_tx before that
+of it, as code that imported it before a profiler's hooks would call it).
+
+    python3 torch_ddp_gloo.py STEPS fork WORLD PORT
+the same with a multiprocessing.Process per rank, forked: each rank ends
+with os._exit, as multiprocessing's forked children do (no atexit). Each rank marks its set-up with prof_tx before that
 call when prof_tx is importable, so its process has recorded before it
 knows its rank, and takes its batches from a DataLoader worker (spawned,
 as the ranks were)."""
@@ -76,5 +80,16 @@ if __name__ == "__main__":
         import torch.multiprocessing as mp
         mp.spawn(spawned, args=(int(sys.argv[3]), int(sys.argv[4]), n, "unwrapped" in sys.argv),
                  nprocs=int(sys.argv[3]))
+    elif len(sys.argv) > 2 and sys.argv[2] == "fork":
+        import multiprocessing
+        world, port = int(sys.argv[3]), int(sys.argv[4])
+        ctx = multiprocessing.get_context("fork")
+        ranks = [ctx.Process(target=spawned, args=(r, world, port, n, False))
+                 for r in range(world)]
+        for p in ranks:
+            p.start()
+        for p in ranks:
+            p.join()
+        sys.exit(max(p.exitcode for p in ranks))
     else:
         main(n)

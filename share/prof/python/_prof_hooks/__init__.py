@@ -47,6 +47,7 @@ class Hooks:
         self.backwards = None    # steps.BackwardCount, in the main process
         self.first_call = None   # steps.FirstCall, in the main process
         self.ranks = None        # dist.RankWatch
+        self.exited = False      # _at_exit ran (atexit, or os._exit)
         self.loop_seen = False   # the training loop began: operators are collected
         self.batch_seen = False  # the loop took its first DataLoader batch
         self.device_said = False
@@ -104,6 +105,28 @@ class Hooks:
                 "no (the agent has no framework stream)" if not self.agent.has_fw else
                 "no (failed)"))
         atexit.register(self._at_exit)  # after torch's own: runs before them
+        Guard("os._exit", log).call(self._wrap_os_exit)
+
+    def _wrap_os_exit(self):
+        """os._exit skips atexit: a process that multiprocessing forked ends
+        with it (mp.Process ranks, DataLoader workers), and so do programs
+        that leave without tearing down (NCCL). The operators collected
+        since the last flush are sent first."""
+        orig = os._exit
+        if getattr(orig, "_prof_exit", False):
+            return
+        hooks = self
+
+        def _exit(status):
+            try:
+                hooks._at_exit()
+            except BaseException:
+                pass
+            orig(status)
+
+        _exit._prof_exit = True
+        _exit.__doc__ = orig.__doc__
+        os._exit = _exit
 
     def _loop_begins(self, why):
         """The training loop is about to start (an optimizer was built, a
@@ -181,6 +204,9 @@ class Hooks:
         self._follow_modules()
 
     def _at_exit(self):
+        if self.exited:
+            return
+        self.exited = True
         if self.collector is not None and self.ops_guard.on:
             self.ops_guard.call(self.collector.at_exit)
         if self.collector is not None:
