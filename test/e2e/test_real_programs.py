@@ -296,6 +296,24 @@ class Inference(RealProgram):
         self.assertFalse([e for e in events(t, ph="X") if e["name"].startswith("ProfilerStep#")])
 
 
+class ThreadLoop(RealProgram):
+    """The loop in a thread of its own: only that thread can stop torch's
+    collection, so its last operators (after the flushes of steps 10 and
+    20) are sent as it ends, and torch has no session left to complain of
+    at exit."""
+    STEPS = 25
+
+    def test_last_operators_of_a_thread(self):
+        run, notes = self.run_unchanged(
+            PYTHON, os.path.join(WORKLOADS, "torch_thread_loop.py"), str(self.STEPS))
+        self.assertEqual(notes, [])
+        self.assertNotIn("Leaked callback", run.stderr)
+        t = run.trace()
+        self.assertEqual(len(events(t, ph="X", cat="cpu_op", name="aten::addmm")), self.STEPS)
+        steps = [e for e in events(t, ph="X") if e["name"].startswith("ProfilerStep#")]
+        self.assertEqual(len(steps), self.STEPS)
+
+
 class ManualSgd(RealProgram):
     def test_no_optimizer_is_said(self):
         run, notes = self.run_unchanged(PYTHON, os.path.join(WORKLOADS, "torch_manual_sgd.py"),

@@ -106,6 +106,30 @@ class Hooks:
                 "no (failed)"))
         atexit.register(self._at_exit)  # after torch's own: runs before them
         Guard("os._exit", log).call(self._wrap_os_exit)
+        Guard("thread end", log).call(self._wrap_thread_end)
+
+    def _wrap_thread_end(self):
+        """A training loop in a thread of its own (a server's, Ray Train's)
+        collects on that thread, and only that thread can stop the
+        collection: its last operators are sent as it ends, before join()
+        returns. Thread._bootstrap_inner, not run(): subclasses override
+        run()."""
+        cls = threading.Thread
+        orig = getattr(cls, "_bootstrap_inner", None)
+        if orig is None or getattr(orig, "_prof_thread", False):
+            return
+        hooks = self
+
+        def _bootstrap_inner(thread):
+            try:
+                orig(thread)
+            finally:
+                c = hooks.collector
+                if c is not None and c.running and hooks.ops_guard.on:
+                    hooks.ops_guard.call(c.thread_ends)
+
+        _bootstrap_inner._prof_thread = True
+        cls._bootstrap_inner = _bootstrap_inner
 
     def _wrap_os_exit(self):
         """os._exit skips atexit: a process that multiprocessing forked ends

@@ -205,7 +205,14 @@ class Collector:
     def at_exit(self):
         if self.forked:
             self._forget_inherited()
-        elif self.running and threading.get_ident() == self.owner:
+        else:
+            self.thread_ends()
+
+    def thread_ends(self):
+        """The thread ends (or the process): torch's session can only be
+        stopped on the thread that started it, so a training loop run in a
+        thread of its own sends its last operators here."""
+        if self.running and threading.get_ident() == self.owner:
             self._stop(send=True)
 
     def _start(self, detail):
