@@ -208,6 +208,11 @@ class Optimizers(TorchCase):
     def test_other_optimizer_takes_over(self):
         self.check("takeover")
 
+    def test_grad_scaler_skipping_updates(self):
+        run = self.check("scaler")
+        self.assertIn("6 optimizer steps ended steps in this process; GradScaler skipped the "
+                      "update of 2 of them", agent_logs(run))
+
 
 @needs_torch
 class UserProfiler(TorchCase):

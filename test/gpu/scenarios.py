@@ -299,6 +299,21 @@ def scenario_streams(c, d, ev, res):
     print("  [info] gpu_user_annotation: %d" % len(annotations))
 
 
+def scenario_amp(c, d, ev, res):
+    """GradScaler skipped its first updates: every iteration is a step."""
+    steps = res["steps"] if res else 12
+    skipped = (res or {}).get("skipped", 0)
+    c.check(skipped > 0, "the scaler skipped updates (init_scale overflows)", skipped)
+    common_checks(c, d, ev, steps)
+    profsteps = [e for e in ev if e.get("ph") == "X" and e.get("name", "").startswith(
+        "ProfilerStep#")]
+    c.check(len(profsteps) == steps, "one step per iteration, skipped updates included",
+            "%d steps for %d iterations" % (len(profsteps), steps))
+    said = "GradScaler skipped the update of %d of them" % skipped
+    c.check(said in "\n".join(logs(d).values()), "the agent log counts the skipped updates",
+            said)
+
+
 def scenario_inscript(c, d, ev, res):
     """A window result of prof.profile in a plain python (no prof run)."""
     c.check(res is not None and res.get("steps", 0) >= 5, "the script ran", res)
@@ -317,6 +332,7 @@ SCENARIOS = {
     "userprof": (["userprof", "--steps", "10"], [], 90, scenario_userprof),
     "streams": (["streams", "--steps", "20"],
                 ["--profile-memory", "--with-modules", "--with-flops"], 90, scenario_streams),
+    "amp": (["amp", "--steps", "12"], [], 60, scenario_amp),
     # flags None: a plain python, no prof run
     "inscript": (["inscript", "--steps", "8"], None, 90, scenario_inscript),
 }

@@ -17,6 +17,9 @@ outputs with it) and exits 0.
             (cudaStreamWaitEvent), the host synchronizes on an event at
             the end of each step (cudaEventSynchronize); for event syncs,
             profile_memory, with_modules and with_flops on CUDA
+  amp       fp16 autocast with a GradScaler whose initial scale overflows:
+            its first updates are skipped (no optimizer.step()), and
+            every iteration must still end a step
   inscript  no prof run: CUDA initialised first, then prof.profile
             (CPU + CUDA, a schedule, tensorboard_trace_handler(--out)) in
             the script, as torch_npu users write it (PYTHONPATH must hold
@@ -222,6 +225,31 @@ def streams(args):
             "loss": float(loss.item()), "side_stream": side.stream_id}
 
 
+def amp(args):
+    torch.manual_seed(0)
+    dev = torch.device("cuda")
+    model = mlp().to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    scaler = torch.cuda.amp.GradScaler(init_scale=2.0 ** 40)   # overflows at first
+    x = torch.randn(256, 512, device=dev)
+    y = torch.randint(0, 10, (256,), device=dev)
+    skipped, times = 0, []
+    for _ in range(args.steps):
+        t0 = time.perf_counter()
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        before = scaler.get_scale()
+        scaler.step(opt)
+        scaler.update()
+        skipped += scaler.get_scale() < before   # the scale drops when the update was skipped
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return {"median_step_ms": statistics.median(times), "steps": len(times),
+            "skipped": int(skipped), "loss": float(loss.item())}
+
+
 def inscript(args):
     """prof.profile in the script, CUDA already initialised (the agent
     attaches to it), one window of 3 steps written by the handler."""
@@ -239,7 +267,7 @@ def inscript(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("mode", choices=("loop", "compile", "graphs", "userprof", "streams",
-                                     "inscript"))
+                                     "amp", "inscript"))
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--trace", default="torch_trace.json")
     ap.add_argument("--out", default="prof_result", help="inscript: the handler's directory")
@@ -248,7 +276,7 @@ def main():
         print("torch2.py: no CUDA device", file=sys.stderr)
         return 2
     fn = {"loop": loop, "compile": compiled, "graphs": graphs, "userprof": userprof,
-          "streams": streams, "inscript": inscript}[args.mode]
+          "streams": streams, "amp": amp, "inscript": inscript}[args.mode]
     res = fn(args)
     res.update({"mode": args.mode, "device": torch.cuda.get_device_name(0),
                 "torch": torch.__version__, "cuda": torch.version.cuda})

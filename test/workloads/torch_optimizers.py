@@ -10,7 +10,12 @@ of steps prof must see.
   steplr    SGD and a StepLR scheduler (which wraps the instance's step)
   nested    a wrapper optimizer whose step() steps an inner optimizer
   takeover  optimizer A for 3 iterations, then B: B's second step ends a step
+  scaler    AMP's GradScaler.step(), which skips optimizer.step() in the
+            first two iterations (their gradients overflow): torch 1.x's
+            own GradScaler.step, run on the CPU with its CUDA-only inf
+            check stood in for
 """
+import collections
 import sys
 
 import torch
@@ -118,6 +123,21 @@ elif CASE == "takeover":
         backward(model, b)
         b.step()
     expected = 3 + N - 1  # B's first step falls inside the step its second ends
+elif CASE == "scaler":
+    from torch.cuda.amp import grad_scaler as gs
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    scaler = gs.GradScaler(enabled=False)   # built without CUDA, then run as enabled
+    scaler._enabled = True
+    scaler._scale, scaler._growth_tracker = torch.tensor(65536.0), torch.tensor(0)
+    scaler._per_optimizer_states = collections.defaultdict(gs._refresh_per_optimizer_state)
+    for i in range(N):
+        backward(model, opt)
+        # what unscale_ finds on a GPU: infs in the first two iterations
+        state = scaler._per_optimizer_states[id(opt)]
+        state["found_inf_per_device"] = {torch.device("cpu"): torch.tensor(float(i < 2))}
+        state["stage"] = gs.OptState.UNSCALED
+        scaler.step(opt)
+        scaler._per_optimizer_states = collections.defaultdict(gs._refresh_per_optimizer_state)
 else:
     sys.exit("unknown case " + CASE)
 print("expected steps", expected)

@@ -77,6 +77,11 @@ class Hooks:
             self._optimizer_built)
         optim = _module("torch.optim.optimizer")
         path = self.steps.install(optim) if optim is not None else None
+        # torch.amp's (2.3 on; torch.cuda.amp's subclasses it) or torch.cuda.amp's
+        for name in ("torch.amp.grad_scaler", "torch.cuda.amp.grad_scaler"):
+            scaler = getattr(_module(name), "GradScaler", None)
+            if scaler is not None:
+                self.steps.guard.call(self.steps.install_scaler, scaler)
         if main:
             self.backwards = steps.BackwardCount(
                 lambda: self._loop_begins("the first backward()"))
@@ -236,8 +241,10 @@ class Hooks:
         if self.collector is not None:
             self.collector.report_unreadable()
         if self.steps is not None and self.steps.count:
-            self.agent.log("%d optimizer steps ended steps in this process%s" % (
-                self.steps.count, " (then prof_tx.step() took over)" if self.explicit else ""))
+            self.agent.log("%d optimizer steps ended steps in this process%s%s" % (
+                self.steps.count, " (then prof_tx.step() took over)" if self.explicit else "",
+                "; GradScaler skipped the update of %d of them (inf/NaN gradients)" %
+                self.steps.skipped if self.steps.skipped else ""))
         elif self.backwards is not None and self.backwards.n and not self.explicit:
             from .steps import in_dataloader_worker
             if not in_dataloader_worker():

@@ -39,6 +39,10 @@ called then (the hooks mark "Optimizer.__init__#<Class>.__init__", which
 tells the parse where a training loop's first step can begin, rather than
 where recording began, before the imports).
 
+AMP: GradScaler.step() calls optimizer.step() only when the gradients
+are finite; when it skips the update, the iteration still ends a step
+(install_scaler).
+
 DataLoader worker processes never count steps.
 """
 import functools
@@ -118,6 +122,7 @@ class Steps:
         self.guard = guard
         self.rule = LeaderRule()
         self.count = 0
+        self.skipped = 0   # steps whose update a GradScaler skipped
         self.path = None
         self._tls = threading.local()
         self._lock = threading.Lock()
@@ -138,8 +143,43 @@ class Steps:
             self.path = "register_optimizer_step_post_hook"
         return self.path
 
+    def install_scaler(self, scaler_cls):
+        """AMP's GradScaler.step() skips optimizer.step() when the
+        gradients overflowed (the first iterations, while the scale settles,
+        then now and then): the iteration ends a step all the same, as if
+        the optimizer had stepped. On the class that defines step();
+        whether it was wrapped."""
+        fn = scaler_cls.__dict__.get("step")
+        if fn is None or getattr(fn, "_prof_wrapped", False):
+            return False
+        steps = self
+        tls = self._tls
+
+        @functools.wraps(fn)
+        def step(scaler, optimizer, *args, **kwargs):
+            depth = getattr(tls, "scaler_depth", 0)
+            tops = getattr(tls, "tops", 0)
+            tls.scaler_depth = depth + 1
+            try:
+                out = fn(scaler, optimizer, *args, **kwargs)
+            finally:
+                tls.scaler_depth = depth
+            if depth == 0 and getattr(tls, "depth", 0) == 0 and \
+                    getattr(tls, "tops", 0) == tops and steps.guard.on:
+                steps.guard.call(steps._skipped, optimizer)
+            return out
+
+        step._prof_wrapped = True
+        scaler_cls.step = step
+        return True
+
+    def _skipped(self, opt):
+        self.skipped += 1
+        self._top_level(opt)
+
     # A step ended at the top level of this thread.
     def _top_level(self, opt):
+        self._tls.tops = getattr(self._tls, "tops", 0) + 1
         if in_dataloader_worker():
             return
         with self._lock:
