@@ -285,7 +285,8 @@ class Inference(RealProgram):
         run, notes = self.run_unchanged(
             PYTHON, os.path.join(WORKLOADS, "torch_inference.py"), str(self.BATCHES))
         self.assertEqual(len(notes), 1, run.stderr)
-        self.assertIn("no steps were seen: this process ran its model", notes[0])
+        self.assertIn("no steps were seen: this process never stepped a torch.optim optimizer "
+                      "(inference?), and its loop began at the first nn.Module call", notes[0])
         self.assertIn("prof_tx.step()", notes[0])
         # every forward's operators, the first one's included: ResNet-18
         # has 20 convolutions and one fully connected layer
@@ -294,6 +295,25 @@ class Inference(RealProgram):
                          20 * self.BATCHES)
         self.assertEqual(len(events(t, ph="X", cat="cpu_op", name="aten::linear")), self.BATCHES)
         self.assertFalse([e for e in events(t, ph="X") if e["name"].startswith("ProfilerStep#")])
+
+    def test_batches_from_workers(self):
+        """The workers, forked before the loop began, run transforms that are
+        modules: they collect nothing and are not told of steps."""
+        run, notes = self.run_unchanged(
+            PYTHON, os.path.join(WORKLOADS, "torch_inference.py"), str(self.BATCHES), "2")
+        self.assertEqual(len(notes), 1, run.stderr)
+        self.assertIn("its loop began at the first DataLoader batch", notes[0])
+        t = run.trace()
+        names = {e["pid"]: e["args"]["name"] for e in events(t, ph="M", name="process_name")}
+        workers = [p for p, n in names.items() if n.startswith("DataLoader worker")]
+        self.assertEqual(len(workers), 2, names)
+        self.assertIn("(pid %d)" % [p for p, n in names.items() if n != "Host"
+                                    and p not in workers][0], notes[0])
+        ops = events(t, ph="X", cat="cpu_op")
+        self.assertFalse([e for e in ops if e["pid"] in workers])
+        self.assertEqual(len([e for e in ops if e["name"] == "aten::conv2d"]), 20 * self.BATCHES)
+        fetches = [e for e in events(t, ph="X", name="DataLoader fetch") if e["pid"] in workers]
+        self.assertEqual(len(fetches), self.BATCHES)
 
 
 class ThreadLoop(RealProgram):

@@ -48,6 +48,7 @@ class Hooks:
         self.first_call = None   # steps.FirstCall, in the main process
         self.ranks = None        # dist.RankWatch
         self.exited = False      # _at_exit ran (atexit, or os._exit)
+        self.loop_why = None     # what began the loop (_loop_begins)
         self.loop_seen = False   # the training loop began: operators are collected
         self.batch_seen = False  # the loop took its first DataLoader batch
         self.device_said = False
@@ -87,8 +88,7 @@ class Hooks:
                 lambda: self._loop_begins("the first backward()"))
             Guard("backward count", log).call(self.backwards.install, torch.autograd)
             if not self.loop_seen:
-                self.first_call = steps.FirstCall(
-                    lambda: self._loop_begins("the first nn.Module call"))
+                self.first_call = steps.FirstCall(self._first_module_call)
                 Guard("first module call", log).call(self.first_call.install, torch.nn.Module)
         for name in ("torch.utils.data._utils.fetch", "torch.utils.data.dataloader"):
             _module(name)
@@ -168,6 +168,7 @@ class Hooks:
         if self.loop_seen:
             return
         self.loop_seen = True
+        self.loop_why = why
         if self.first_call is not None:
             self.first_call.remove()
         if self.collector is not None and self.ops_guard.on:
@@ -179,6 +180,13 @@ class Hooks:
     def _follow_modules(self):
         if self.modules is not None and self.modules.guard.on:
             self.modules.follow(self.agent.state()[0])
+
+    def _first_module_call(self):
+        # a DataLoader worker forked before the loop began runs the
+        # dataset's transforms, which may be modules: not a loop of its own
+        from .steps import in_dataloader_worker
+        if not in_dataloader_worker():
+            self._loop_begins("the first nn.Module call")
 
     def _batch_taken(self):
         if not self.loop_seen:
@@ -252,12 +260,11 @@ class Hooks:
                     "notice: no steps were seen: backward() ran %d times in this process but "
                     "no torch.optim optimizer stepped (weights updated by hand?); mark each "
                     "step with prof_tx.step()" % self.backwards.n)
-        elif self.first_call is not None and self.first_call.seen and not self.explicit:
+        elif self.loop_why is not None and not self.explicit:
             self.agent.log(
-                "notice: no steps were seen: this process ran its model (nn.Module calls) but "
-                "never stepped a torch.optim optimizer (inference?); operators are recorded "
-                "from its first module call; mark each step (a batch, a request) with "
-                "prof_tx.step() to have steps")
+                "notice: no steps were seen: this process never stepped a torch.optim "
+                "optimizer (inference?), and its loop began at %s; mark each step (a "
+                "batch, a request) with prof_tx.step() to have steps" % self.loop_why)
 
 
 def multiprocessing_child():
