@@ -72,8 +72,8 @@ int prof_fw_rank(int rank)
 	if (__atomic_load_n(&agent.process_recorded, __ATOMIC_ACQUIRE))
 		rc = write_rank_stream();
 	if (rc)
-		agent_log("rank %d: cannot write rank.raw (%s): this process is parsed without "
-			  "its rank", rank, strerror(-rc));
+		agent_log("notice: rank %d: cannot write rank.raw (%s): this process is parsed "
+			  "without its rank, in the combined output only", rank, strerror(-rc));
 	else
 		agent_log("rank %d, from the program (init_process_group)", rank);
 	agent_sched_rank_known();
