@@ -288,8 +288,13 @@ static int parse_one_run(const char *dir, const struct parse_args *a, const stru
 	enum parse_status sst = PARSE_OK;
 	int split = cluster_split_run(dir, a->jobs, o, a->quiet ? NULL : summary, &sst);
 	int st = parse_run_dir(dir, o, &r);
-	if (st != PARSE_FAILED && !a->quiet)
+	char note[512];
+	if (st != PARSE_FAILED && !a->quiet) {
 		summary(dir, st, &r);
+		fflush(stdout);
+		if (parse_report_restarts(&r, note, sizeof note))
+			fprintf(stderr, "prof parse: note: %s\n", note);
+	}
 	if (split && (int)sst > st)
 		st = (int)sst;
 	return st;

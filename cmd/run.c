@@ -845,6 +845,9 @@ static void run_parse(struct run_ctx *r)
 	fprintf(stderr, "prof: wrote %s/PROFILER_OUTPUT (%llu events, %s%s)\n",
 		r->rd.path, (unsigned long long)rep.events_written, said,
 		ps == PARSE_DAMAGED ? "; some raw data was damaged, see above" : "");
+	char note[512];
+	if (parse_report_restarts(&rep, note, sizeof note))
+		fprintf(stderr, "prof: note: %s\n", note);
 	run_archive(r);
 }
 

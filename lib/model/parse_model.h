@@ -336,5 +336,7 @@ void model_finish(struct parse_model *m);
  * per device of its process, or the host-only row. 0 or -ENOMEM. */
 int model_step_rows(const struct parse_model *m, struct out_step_row **rows, size_t *n);
 void model_free(struct parse_model *m);
+/* The process's rank (RAW_REC_PROCESS), or -1. */
+int64_t model_proc_rank(const struct model_proc *p);
 
 #endif

@@ -53,8 +53,6 @@ void model_on_lost(struct parse_model *m, struct parse_stream *s);
 void model_step_comm(struct model_proc *p, uint32_t vendor, uint32_t device, uint64_t start_ns,
 		     uint64_t end_ns, int recv);
 uint64_t model_group_seq(struct model_proc *p, const char *group);
-/* parse_model_steps.c: the process's rank (RAW_REC_PROCESS), or -1. */
-int64_t model_proc_rank(const struct model_proc *p);
 
 /* parse_model_fwcoll.c: the collectives of torch.distributed's CPU
  * backends, from their work ranges among the operators. */

@@ -72,6 +72,11 @@ struct parse_report {
 	uint64_t step_procs;       /* processes with steps (ranks, in a job of several) */
 	uint64_t steps_min, steps_max;   /* steps of one such process */
 	int step_ranks;            /* every such process names its rank */
+	uint64_t step_rank_n;      /* ... and how many ranks they name */
+	int64_t rank_restarted;    /* a rank stepped in several processes (torchrun's
+				    * restarts), the lowest; -1: none */
+	uint64_t rank_restarted_procs; /* in how many */
+	uint64_t ranks_restarted;  /* how many ranks did */
 	uint64_t bad_records;      /* records skipped inside readable chunks */
 	uint64_t unnamed_records;  /* kept, but naming a string whose definition was lost */
 	uint64_t unclosed_streams; /* ended without close (crash, kill): not damage */
@@ -95,8 +100,13 @@ enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,
 				struct parse_report *r);
 
 /* "6 steps", or with several processes stepping "6 steps: 3 on each of 2
- * ranks" ("2-4 on each of 3 processes"): what the summary lines say. */
+ * ranks" ("2-4 on each of 3 processes", "3-6 on each of 4 processes of 2
+ * ranks"): what the summary lines say. */
 void parse_report_steps(const struct parse_report *r, char *buf, size_t len);
+
+/* The note on a rank that stepped in several processes, for the summary
+ * lines to add; 0 (and buf "") when there is none. */
+int parse_report_restarts(const struct parse_report *r, char *buf, size_t len);
 
 /* The same for the processes of one rank (their RAW_REC_PROCESS rank) and
  * the launcher's samplers only, into out_base/PROFILER_OUTPUT/, with

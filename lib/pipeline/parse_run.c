@@ -321,6 +321,28 @@ static int proc_ptr_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int cmp_rank(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* How many ranks the stepping processes name, and the first that several
+ * of them name: a rank torchrun restarted steps again in a new process. */
+static void tally_step_ranks(struct parse_report *r, int64_t *ranks, size_t n)
+{
+	qsort(ranks, n, sizeof *ranks, cmp_rank);
+	for (size_t i = 0, end; i < n; i = end) {
+		for (end = i + 1; end < n && ranks[end] == ranks[i]; end++)
+			;
+		r->step_rank_n++;
+		if (end - i > 1 && r->ranks_restarted++ == 0) {
+			r->rank_restarted = ranks[i];
+			r->rank_restarted_procs = end - i;
+		}
+	}
+}
+
 /* The steps the outputs hold (--step-list's only), and how they fall on
  * the processes that step. */
 static void tally_steps(struct parse_report *r, const struct parse_model *m,
@@ -332,20 +354,28 @@ static void tally_steps(struct parse_report *r, const struct parse_model *m,
 		if (!o->steps || out_step_listed(o->steps, o->nsteps, m->steps[i].number))
 			who[n++] = m->step_procs[i];
 	r->steps = who ? n : m->nsteps;
-	r->step_procs = r->steps_max = r->steps_min = 0;
+	r->step_procs = r->steps_max = r->steps_min = r->step_rank_n = 0;
 	r->step_ranks = 1;
+	r->rank_restarted = -1;
+	r->rank_restarted_procs = r->ranks_restarted = 0;
 	if (!who)
 		return;
 	qsort(who, n, sizeof *who, proc_ptr_cmp);
+	int64_t *ranks = malloc((n ? n : 1) * sizeof *ranks);
 	for (size_t i = 0, end; i < n; i = end) {
 		for (end = i + 1; end < n && who[end] == who[i]; end++)
 			;
 		uint64_t k = end - i;
+		if (ranks)
+			ranks[r->step_procs] = model_proc_rank(who[i]);
 		r->step_procs++;
 		r->step_ranks &= who[i]->rank != NULL;
 		r->steps_min = r->step_procs == 1 || k < r->steps_min ? k : r->steps_min;
 		r->steps_max = k > r->steps_max ? k : r->steps_max;
 	}
+	if (ranks && r->step_ranks)
+		tally_step_ranks(r, ranks, r->step_procs);
+	free(ranks);
 	free(who);
 }
 
@@ -354,13 +384,35 @@ void parse_report_steps(const struct parse_report *r, char *buf, size_t len)
 	int n = snprintf(buf, len, "%" PRIu64 " steps", r->steps);
 	if (r->step_procs < 2 || n < 0 || (size_t)n >= len)
 		return;
-	const char *who = r->step_ranks ? "ranks" : "processes";
+	const char *who = r->step_ranks && r->step_rank_n == r->step_procs ? "ranks" : "processes";
 	if (r->steps_min == r->steps_max)
-		snprintf(buf + n, len - (size_t)n, ": %" PRIu64 " on each of %" PRIu64 " %s",
-			 r->steps_min, r->step_procs, who);
+		n += snprintf(buf + n, len - (size_t)n, ": %" PRIu64 " on each of %" PRIu64 " %s",
+			      r->steps_min, r->step_procs, who);
 	else
-		snprintf(buf + n, len - (size_t)n, ": %" PRIu64 "-%" PRIu64 " on each of %" PRIu64
-			 " %s", r->steps_min, r->steps_max, r->step_procs, who);
+		n += snprintf(buf + n, len - (size_t)n, ": %" PRIu64 "-%" PRIu64 " on each of %"
+			      PRIu64 " %s", r->steps_min, r->steps_max, r->step_procs, who);
+	if (r->step_ranks && r->step_rank_n < r->step_procs && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " of %" PRIu64 " ranks", r->step_rank_n);
+}
+
+int parse_report_restarts(const struct parse_report *r, char *buf, size_t len)
+{
+	if (len)
+		*buf = '\0';
+	if (r->rank_restarted < 0)
+		return 0;
+	const char *how = "; the processes are told apart by pid in trace_view.json";
+	if (r->ranks_restarted == 1)
+		snprintf(buf, len, "rank %" PRId64 " stepped in %" PRIu64 " processes (restarted "
+			 "by torchrun?): rank_%" PRId64 "/ holds them all, its step_trace_time.csv "
+			 "a row per process and step%s", r->rank_restarted, r->rank_restarted_procs,
+			 r->rank_restarted, how);
+	else
+		snprintf(buf, len, "%" PRIu64 " ranks (rank %" PRId64 " and others) stepped in "
+			 "several processes each (restarted by torchrun?): each rank_<r>/ holds them "
+			 "all, its step_trace_time.csv a row per process and step%s",
+			 r->ranks_restarted, r->rank_restarted, how);
+	return 1;
 }
 
 static void tally(struct run *u, const struct parse_model *m)

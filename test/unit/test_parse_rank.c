@@ -1,16 +1,20 @@
 /* Which rank each process image of a run belongs to: the launcher's
  * (the first PROCESS record), or the program's, given late in rank.raw
- * (torch.multiprocessing.spawn ranks, named by init_process_group). */
-#include "unit/rawgen.h"
-#include "unit/unit.h"
+ * (torch.multiprocessing.spawn ranks, named by init_process_group); and
+ * what the summary says of a rank that stepped in several processes
+ * (torchrun's restarts). */
+#include "unit/parsed.h"
 
 #include "ingest/parse_rank.h"
+#include "raw/raw_clock.h"
 #include "raw/raw_format.h"
 
+static uint64_t T0;
+
 /* dir/<image>/<file>: a PROCESS record naming `rank` (NULL: none) and,
- * in a thread stream, a step after it. */
-static void write_stream(const char *raw, const char *image, const char *file, int pid,
-			 uint32_t kind, const char *rank)
+ * in a thread stream, `steps` steps of 1 ms after it. */
+static void write_stepping(const char *raw, const char *image, const char *file, int pid,
+			   uint32_t kind, const char *rank, int steps)
 {
 	char dir[1024];
 	snprintf(dir, sizeof dir, "%s/%s", raw, image);
@@ -20,17 +24,70 @@ static void write_stream(const char *raw, const char *image, const char *file, i
 	CHECK(rc == 0);
 	if (rc)
 		return;
-	struct raw_process p = { pid, 1, raw_writer_intern(&w, "python3 train.py", 10),
-				 raw_writer_intern(&w, "/usr/bin/python3", 10),
-				 rank ? raw_writer_intern(&w, rank, 10) : 0, 0 };
-	raw_writer_emit(&w, RAW_REC_PROCESS, 10, &p, sizeof p);
-	if (kind == RAW_STREAM_THREAD)
-		rg_step(&w, 20, 1);
+	struct raw_process p = { pid, 1, raw_writer_intern(&w, "python3 train.py", T0),
+				 raw_writer_intern(&w, "/usr/bin/python3", T0),
+				 rank ? raw_writer_intern(&w, rank, T0) : 0, 0 };
+	raw_writer_emit(&w, RAW_REC_PROCESS, T0, &p, sizeof p);
+	for (int i = 1; kind == RAW_STREAM_THREAD && i <= steps; i++)
+		rg_step(&w, T0 + (uint64_t)i * 1000000, (uint64_t)i);
 	raw_writer_close(&w);
+}
+
+static void write_stream(const char *raw, const char *image, const char *file, int pid,
+			 uint32_t kind, const char *rank)
+{
+	write_stepping(raw, image, file, pid, kind, rank, 1);
+}
+
+/* torchrun restarted both ranks after 3 steps: four processes, two ranks. */
+static void test_restarted_ranks(void)
+{
+	char *run = rg_tmpdir("parse_rank/restarted");
+	char *raw = rg_path(run, "raw");
+	write_stepping(raw, "10.0", "t10.raw", 10, RAW_STREAM_THREAD, "0", 3);
+	write_stepping(raw, "11.0", "t11.raw", 11, RAW_STREAM_THREAD, "1", 3);
+	write_stepping(raw, "20.0", "t20.raw", 20, RAW_STREAM_THREAD, "0", 6);
+	write_stepping(raw, "21.0", "t21.raw", 21, RAW_STREAM_THREAD, "1", 6);
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK);
+	CHECK(p.r.step_procs == 4 && p.r.step_ranks && p.r.step_rank_n == 2);
+	char buf[512];
+	parse_report_steps(&p.r, buf, sizeof buf);
+	CHECK_STR(buf, "18 steps: 3-6 on each of 4 processes of 2 ranks");
+	CHECK(parse_report_restarts(&p.r, buf, sizeof buf) == 1);
+	CHECK_CONTAINS(buf, "2 ranks (rank 0 and others) stepped in several processes each");
+	parsed_free(&p);
+
+	/* only rank 1 restarted; rank 0 is one process */
+	rg_rmrf(raw);
+	write_stepping(raw, "10.0", "t10.raw", 10, RAW_STREAM_THREAD, "0", 6);
+	write_stepping(raw, "11.0", "t11.raw", 11, RAW_STREAM_THREAD, "1", 2);
+	write_stepping(raw, "21.0", "t21.raw", 21, RAW_STREAM_THREAD, "1", 6);
+	parse(run, &p);
+	CHECK(parse_report_restarts(&p.r, buf, sizeof buf) == 1);
+	CHECK_CONTAINS(buf, "rank 1 stepped in 2 processes (restarted by torchrun?): rank_1/");
+	parse_report_steps(&p.r, buf, sizeof buf);
+	CHECK_STR(buf, "14 steps: 2-6 on each of 3 processes of 2 ranks");
+	parsed_free(&p);
+
+	/* two ranks, one process each: nothing to say */
+	rg_rmrf(raw);
+	write_stepping(raw, "10.0", "t10.raw", 10, RAW_STREAM_THREAD, "0", 4);
+	write_stepping(raw, "11.0", "t11.raw", 11, RAW_STREAM_THREAD, "1", 4);
+	parse(run, &p);
+	CHECK(parse_report_restarts(&p.r, buf, sizeof buf) == 0 && buf[0] == '\0');
+	parse_report_steps(&p.r, buf, sizeof buf);
+	CHECK_STR(buf, "8 steps: 4 on each of 2 ranks");
+	parsed_free(&p);
+	free(raw);
+	free(run);
 }
 
 int main(void)
 {
+	T0 = raw_clock_ns(CLOCK_MONOTONIC);
+	test_restarted_ranks();
 	char *raw = rg_tmpdir("parse_rank/raw");
 	/* 100: the launcher named rank 3 */
 	write_stream(raw, "100.0", "t100.raw", 100, RAW_STREAM_THREAD, "3");
