@@ -110,6 +110,7 @@ class Hooks:
                 "no (the agent has no framework stream)" if not self.agent.has_fw else
                 "no (failed)"))
         atexit.register(self._at_exit)  # after torch's own: runs before them
+        os.register_at_fork(after_in_child=self._after_fork_in_child)
         Guard("os._exit", log).call(self._wrap_os_exit)
         Guard("thread end", log).call(self._wrap_thread_end)
 
@@ -135,6 +136,16 @@ class Hooks:
 
         _bootstrap_inner._prof_thread = True
         cls._bootstrap_inner = _bootstrap_inner
+
+    def _after_fork_in_child(self):
+        """A fork child is a process of its own: what it tells at its exit
+        is what it did, not its parent's steps, backward passes or loop."""
+        self.exited = False
+        self.loop_why = None
+        if self.steps is not None:
+            self.steps.count = self.steps.skipped = 0
+        if self.backwards is not None:
+            self.backwards.n = 0
 
     def _wrap_os_exit(self):
         """os._exit skips atexit: a process that multiprocessing forked ends
@@ -248,18 +259,19 @@ class Hooks:
             self.ops_guard.call(self.collector.at_exit)
         if self.collector is not None:
             self.collector.report_unreadable()
+        from .steps import in_dataloader_worker
+        if in_dataloader_worker():
+            return   # workers never step: nothing to say of steps
         if self.steps is not None and self.steps.count:
             self.agent.log("%d optimizer steps ended steps in this process%s%s" % (
                 self.steps.count, " (then prof_tx.step() took over)" if self.explicit else "",
                 "; GradScaler skipped the update of %d of them (inf/NaN gradients)" %
                 self.steps.skipped if self.steps.skipped else ""))
         elif self.backwards is not None and self.backwards.n and not self.explicit:
-            from .steps import in_dataloader_worker
-            if not in_dataloader_worker():
-                self.agent.log(
-                    "notice: no steps were seen: backward() ran %d times in this process but "
-                    "no torch.optim optimizer stepped (weights updated by hand?); mark each "
-                    "step with prof_tx.step()" % self.backwards.n)
+            self.agent.log(
+                "notice: no steps were seen: backward() ran %d times in this process but "
+                "no torch.optim optimizer stepped (weights updated by hand?); mark each "
+                "step with prof_tx.step()" % self.backwards.n)
         elif self.loop_why is not None and not self.explicit:
             self.agent.log(
                 "notice: no steps were seen: this process never stepped a torch.optim "
