@@ -9,6 +9,7 @@
   modules.py with_modules: nn.Module forward calls as nested ranges
   dist.py    init_process_group: the rank of a process that its launcher
              did not name (torch.multiprocessing.spawn)
+  ends.py    os._exit and a thread's end: the last operators are sent
   aside.py   the program's own profiler starting: the operators step
              aside for it, and the user hears it gets no device activity
   guard.py   every hook body runs guarded: an exception is logged to the
@@ -26,7 +27,6 @@ import atexit
 import importlib
 import os
 import sys
-import threading
 
 from . import agent as _agent
 from . import aside
@@ -55,7 +55,7 @@ class Hooks:
         self.modules = None
 
     def install(self):
-        from . import data, steps
+        from . import data
         torch, log = self.torch, self.agent.log
         # A multiprocessing child (spawn, forkserver: DataLoader workers, mp.spawn
         # ranks) collects operators only once it steps.
@@ -73,23 +73,7 @@ class Hooks:
             "modules", log, lost="module ranges are no longer recorded in this process"))
         Guard("aside", log).call(aside.watch, torch, torch.autograd.profiler,
                                  self._user_profiler)
-        self.steps = steps.Steps(self._step_ended, Guard(
-            "step", log, lost="optimizer steps no longer end steps in this process"),
-            self._optimizer_built)
-        optim = _module("torch.optim.optimizer")
-        path = self.steps.install(optim) if optim is not None else None
-        # torch.amp's (2.3 on; torch.cuda.amp's subclasses it) or torch.cuda.amp's
-        for name in ("torch.amp.grad_scaler", "torch.cuda.amp.grad_scaler"):
-            scaler = getattr(_module(name), "GradScaler", None)
-            if scaler is not None:
-                self.steps.guard.call(self.steps.install_scaler, scaler)
-        if main:
-            self.backwards = steps.BackwardCount(
-                lambda: self._loop_begins("the first backward()"))
-            Guard("backward count", log).call(self.backwards.install, torch.autograd)
-            if not self.loop_seen:
-                self.first_call = steps.FirstCall(self._first_module_call)
-                Guard("first module call", log).call(self.first_call.install, torch.nn.Module)
+        path = self._install_loop_watches(main)
         for name in ("torch.utils.data._utils.fetch", "torch.utils.data.dataloader"):
             _module(name)
         from .dist import RankWatch
@@ -109,33 +93,42 @@ class Hooks:
                 "yes" if self.collector else
                 "no (the agent has no framework stream)" if not self.agent.has_fw else
                 "no (failed)"))
+        self._install_ends()
+
+    def _install_loop_watches(self, main):
+        """What ends steps (optimizers, GradScaler) and, in the main
+        process, what else begins the loop (backward, a module call). The
+        optimizer hook's path, or None."""
+        from . import steps
+        torch, log = self.torch, self.agent.log
+        self.steps = steps.Steps(self._step_ended, Guard(
+            "step", log, lost="optimizer steps no longer end steps in this process"),
+            self._optimizer_built)
+        optim = _module("torch.optim.optimizer")
+        path = self.steps.install(optim) if optim is not None else None
+        # torch.amp's (2.3 on; torch.cuda.amp's subclasses it) or torch.cuda.amp's
+        for name in ("torch.amp.grad_scaler", "torch.cuda.amp.grad_scaler"):
+            scaler = getattr(_module(name), "GradScaler", None)
+            if scaler is not None:
+                self.steps.guard.call(self.steps.install_scaler, scaler)
+        if main:
+            self.backwards = steps.BackwardCount(
+                lambda: self._loop_begins("the first backward()"))
+            Guard("backward count", log).call(self.backwards.install, torch.autograd)
+            if not self.loop_seen:
+                self.first_call = steps.FirstCall(self._first_module_call)
+                Guard("first module call", log).call(self.first_call.install, torch.nn.Module)
+        return path
+
+    def _install_ends(self):
+        """The process's end (atexit, os._exit), a fork child's start and a
+        thread's end."""
+        from . import ends
+        log = self.agent.log
         atexit.register(self._at_exit)  # after torch's own: runs before them
         os.register_at_fork(after_in_child=self._after_fork_in_child)
-        Guard("os._exit", log).call(self._wrap_os_exit)
-        Guard("thread end", log).call(self._wrap_thread_end)
-
-    def _wrap_thread_end(self):
-        """A training loop in a thread of its own (a server's, Ray Train's)
-        collects on that thread, and only that thread can stop the
-        collection: its last operators are sent as it ends, before join()
-        returns. Thread._bootstrap_inner, not run(): subclasses override
-        run()."""
-        cls = threading.Thread
-        orig = getattr(cls, "_bootstrap_inner", None)
-        if orig is None or getattr(orig, "_prof_thread", False):
-            return
-        hooks = self
-
-        def _bootstrap_inner(thread):
-            try:
-                orig(thread)
-            finally:
-                c = hooks.collector
-                if c is not None and c.running and hooks.ops_guard.on:
-                    hooks.ops_guard.call(c.thread_ends)
-
-        _bootstrap_inner._prof_thread = True
-        cls._bootstrap_inner = _bootstrap_inner
+        Guard("os._exit", log).call(ends.wrap_os_exit, self._at_exit)
+        Guard("thread end", log).call(ends.wrap_thread_end, self._thread_ends)
 
     def _after_fork_in_child(self):
         """A fork child is a process of its own: what it tells at its exit
@@ -147,26 +140,11 @@ class Hooks:
         if self.backwards is not None:
             self.backwards.n = 0
 
-    def _wrap_os_exit(self):
-        """os._exit skips atexit: a process that multiprocessing forked ends
-        with it (mp.Process ranks, DataLoader workers), and so do programs
-        that leave without tearing down (NCCL). The operators collected
-        since the last flush are sent first."""
-        orig = os._exit
-        if getattr(orig, "_prof_exit", False):
-            return
-        hooks = self
-
-        def _exit(status):
-            try:
-                hooks._at_exit()
-            except BaseException:
-                pass
-            orig(status)
-
-        _exit._prof_exit = True
-        _exit.__doc__ = orig.__doc__
-        os._exit = _exit
+    def _thread_ends(self):
+        """A thread ends: if it collected operators, they are sent."""
+        c = self.collector
+        if c is not None and c.running and self.ops_guard.on:
+            self.ops_guard.call(c.thread_ends)
 
     def _loop_begins(self, why):
         """The training loop is about to start (an optimizer was built, a
