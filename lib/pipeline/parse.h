@@ -69,6 +69,7 @@ struct parse_report {
 	uint64_t skipped_streams, skipped_chunks, skipped_bytes;
 	uint64_t events_written; /* trace events in trace_view.json */
 	uint64_t steps;
+	uint64_t steps_seen;       /* before --step-list chose */
 	uint64_t step_procs;       /* processes with steps (ranks, in a job of several) */
 	uint64_t steps_min, steps_max;   /* steps of one such process */
 	int step_ranks;            /* every such process names its rank */
@@ -101,7 +102,8 @@ enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,
 
 /* "6 steps", or with several processes stepping "6 steps: 3 on each of 2
  * ranks" ("2-4 on each of 3 processes", "3-6 on each of 4 processes of 2
- * ranks"): what the summary lines say. */
+ * ranks"), or, when none was seen, how to mark them: what the summary
+ * lines say. */
 void parse_report_steps(const struct parse_report *r, char *buf, size_t len);
 
 /* The note on a rank that stepped in several processes, for the summary

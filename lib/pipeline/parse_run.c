@@ -354,6 +354,7 @@ static void tally_steps(struct parse_report *r, const struct parse_model *m,
 		if (!o->steps || out_step_listed(o->steps, o->nsteps, m->steps[i].number))
 			who[n++] = m->step_procs[i];
 	r->steps = who ? n : m->nsteps;
+	r->steps_seen = m->nsteps;
 	r->step_procs = r->steps_max = r->steps_min = r->step_rank_n = 0;
 	r->step_ranks = 1;
 	r->rank_restarted = -1;
@@ -381,6 +382,10 @@ static void tally_steps(struct parse_report *r, const struct parse_model *m,
 
 void parse_report_steps(const struct parse_report *r, char *buf, size_t len)
 {
+	if (!r->steps_seen) {
+		snprintf(buf, len, "no steps: mark each with prof_tx.step() or prof_step()");
+		return;
+	}
 	int n = snprintf(buf, len, "%" PRIu64 " steps", r->steps);
 	if (r->step_procs < 2 || n < 0 || (size_t)n >= len)
 		return;

@@ -84,10 +84,36 @@ static void test_restarted_ranks(void)
 	free(run);
 }
 
+/* No step anywhere: the summary says how to mark them; steps that
+ * --step-list left out are not "none". */
+static void test_no_steps(void)
+{
+	char *run = rg_tmpdir("parse_rank/nosteps");
+	char *raw = rg_path(run, "raw");
+	write_stepping(raw, "10.0", "t10.raw", 10, RAW_STREAM_THREAD, NULL, 0);
+	struct parsed p;
+	char buf[512];
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK);
+	parse_report_steps(&p.r, buf, sizeof buf);
+	CHECK_STR(buf, "no steps: mark each with prof_tx.step() or prof_step()");
+	parsed_free(&p);
+	rg_rmrf(raw);
+	write_stepping(raw, "10.0", "t10.raw", 10, RAW_STREAM_THREAD, NULL, 3);
+	uint64_t only[] = { 9 };
+	parse_steps(run, only, 1, &p);
+	parse_report_steps(&p.r, buf, sizeof buf);
+	CHECK_STR(buf, "0 steps");
+	parsed_free(&p);
+	free(raw);
+	free(run);
+}
+
 int main(void)
 {
 	T0 = raw_clock_ns(CLOCK_MONOTONIC);
 	test_restarted_ranks();
+	test_no_steps();
 	char *raw = rg_tmpdir("parse_rank/raw");
 	/* 100: the launcher named rank 3 */
 	write_stream(raw, "100.0", "t100.raw", 100, RAW_STREAM_THREAD, "3");
