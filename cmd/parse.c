@@ -292,7 +292,7 @@ static int parse_one_run(const char *dir, const struct parse_args *a, const stru
 	if (st != PARSE_FAILED && !a->quiet) {
 		summary(dir, st, &r);
 		fflush(stdout);
-		if (parse_report_restarts(&r, note, sizeof note))
+		if (parse_report_step_note(&r, note, sizeof note))
 			fprintf(stderr, "prof parse: note: %s\n", note);
 	}
 	if (split && (int)sst > st)

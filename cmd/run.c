@@ -846,7 +846,7 @@ static void run_parse(struct run_ctx *r)
 		r->rd.path, (unsigned long long)rep.events_written, said,
 		ps == PARSE_DAMAGED ? "; some raw data was damaged, see above" : "");
 	char note[512];
-	if (parse_report_restarts(&rep, note, sizeof note))
+	if (parse_report_step_note(&rep, note, sizeof note))
 		fprintf(stderr, "prof: note: %s\n", note);
 	run_archive(r);
 }

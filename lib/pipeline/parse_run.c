@@ -400,13 +400,19 @@ void parse_report_steps(const struct parse_report *r, char *buf, size_t len)
 		snprintf(buf + n, len - (size_t)n, " of %" PRIu64 " ranks", r->step_rank_n);
 }
 
-int parse_report_restarts(const struct parse_report *r, char *buf, size_t len)
+int parse_report_step_note(const struct parse_report *r, char *buf, size_t len)
 {
 	if (len)
 		*buf = '\0';
+	const char *how = "; the processes are told apart by pid in trace_view.json";
+	if (!r->step_ranks && r->step_procs > 1) {
+		snprintf(buf, len, "%" PRIu64 " processes without a rank stepped: "
+			 "step_trace_time.csv has a row per process and step, and `prof stats` "
+			 "takes each step's longest%s", r->step_procs, how);
+		return 1;
+	}
 	if (r->rank_restarted < 0)
 		return 0;
-	const char *how = "; the processes are told apart by pid in trace_view.json";
 	if (r->ranks_restarted == 1)
 		snprintf(buf, len, "rank %" PRId64 " stepped in %" PRIu64 " processes (restarted "
 			 "by torchrun?): rank_%" PRId64 "/ holds them all, its step_trace_time.csv "

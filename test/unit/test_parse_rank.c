@@ -55,7 +55,7 @@ static void test_restarted_ranks(void)
 	char buf[512];
 	parse_report_steps(&p.r, buf, sizeof buf);
 	CHECK_STR(buf, "18 steps: 3-6 on each of 4 processes of 2 ranks");
-	CHECK(parse_report_restarts(&p.r, buf, sizeof buf) == 1);
+	CHECK(parse_report_step_note(&p.r, buf, sizeof buf) == 1);
 	CHECK_CONTAINS(buf, "2 ranks (rank 0 and others) stepped in several processes each");
 	parsed_free(&p);
 
@@ -65,7 +65,7 @@ static void test_restarted_ranks(void)
 	write_stepping(raw, "11.0", "t11.raw", 11, RAW_STREAM_THREAD, "1", 2);
 	write_stepping(raw, "21.0", "t21.raw", 21, RAW_STREAM_THREAD, "1", 6);
 	parse(run, &p);
-	CHECK(parse_report_restarts(&p.r, buf, sizeof buf) == 1);
+	CHECK(parse_report_step_note(&p.r, buf, sizeof buf) == 1);
 	CHECK_CONTAINS(buf, "rank 1 stepped in 2 processes (restarted by torchrun?): rank_1/");
 	parse_report_steps(&p.r, buf, sizeof buf);
 	CHECK_STR(buf, "14 steps: 2-6 on each of 3 processes of 2 ranks");
@@ -76,9 +76,21 @@ static void test_restarted_ranks(void)
 	write_stepping(raw, "10.0", "t10.raw", 10, RAW_STREAM_THREAD, "0", 4);
 	write_stepping(raw, "11.0", "t11.raw", 11, RAW_STREAM_THREAD, "1", 4);
 	parse(run, &p);
-	CHECK(parse_report_restarts(&p.r, buf, sizeof buf) == 0 && buf[0] == '\0');
+	CHECK(parse_report_step_note(&p.r, buf, sizeof buf) == 0 && buf[0] == '\0');
 	parse_report_steps(&p.r, buf, sizeof buf);
 	CHECK_STR(buf, "8 steps: 4 on each of 2 ranks");
+	parsed_free(&p);
+
+	/* two trainings side by side, neither a rank (a sweep) */
+	rg_rmrf(raw);
+	write_stepping(raw, "10.0", "t10.raw", 10, RAW_STREAM_THREAD, NULL, 5);
+	write_stepping(raw, "11.0", "t11.raw", 11, RAW_STREAM_THREAD, NULL, 3);
+	parse(run, &p);
+	parse_report_steps(&p.r, buf, sizeof buf);
+	CHECK_STR(buf, "8 steps: 3-5 on each of 2 processes");
+	CHECK(parse_report_step_note(&p.r, buf, sizeof buf) == 1);
+	CHECK_CONTAINS(buf, "2 processes without a rank stepped: step_trace_time.csv has a row "
+		       "per process and step");
 	parsed_free(&p);
 	free(raw);
 	free(run);
