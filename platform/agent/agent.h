@@ -157,6 +157,10 @@ void agent_sched_fork(enum agent_fork side);
 void agent_sched_after_fork(void);
 void agent_dev_fork(enum agent_fork side);
 void agent_fw_fork(enum agent_fork side);
+/* A stream of this process image written after the fact, as the
+ * framework's are (CLOCK_MONOTONIC, no thread): raw/<pid>.<n>/<file>.
+ * 0, or a negative errno (said in the log, and *failed set when given). */
+int agent_fw_stream_open(struct raw_writer *w, const char *file, const char *comm, int *failed);
 /* The framework stream (agent_fw.c): closed at exit (async_safe: its
  * close mark only, without the lock), dropped in a fork child. */
 void agent_fw_finish(int async_safe);

@@ -20,7 +20,7 @@ static struct raw_writer fw = { .fd = -1 };
 static struct raw_writer fwmem = { .fd = -1 };
 static int fw_failed, fwmem_failed;
 
-static int fw_open_one(struct raw_writer *w, const char *file, const char *comm, int *failed)
+int agent_fw_stream_open(struct raw_writer *w, const char *file, const char *comm, int *failed)
 {
 	struct raw_writer_opts o = {
 		.clock = RAW_CLOCK_MONOTONIC, .kind = RAW_STREAM_FRAMEWORK,
@@ -31,7 +31,8 @@ static int fw_open_one(struct raw_writer *w, const char *file, const char *comm,
 	int dirfd = agent_stream_dir();
 	int rc = dirfd < 0 ? -ENOENT : raw_writer_open(w, dirfd, file, &o);
 	if (rc) {
-		*failed = 1;
+		if (failed)
+			*failed = 1;
 		agent_log("cannot open the framework stream %s: %s; what it holds is not recorded",
 			  file, strerror(-rc));
 	}
@@ -40,7 +41,7 @@ static int fw_open_one(struct raw_writer *w, const char *file, const char *comm,
 
 static int fw_open(void)
 {
-	return fw_open_one(&fw, "fw.raw", "framework", &fw_failed);
+	return agent_fw_stream_open(&fw, "fw.raw", "framework", &fw_failed);
 }
 
 static uint32_t intern_opt(const char *s, uint64_t ts)
@@ -150,8 +151,9 @@ int prof_fw_memory(const void *buf, size_t len)
 	const uint8_t *p = buf, *end = p + len;
 	int done = 0;
 	pthread_mutex_lock(&fw_lock);
-	if (!fwmem.hdr && (fwmem_failed ||
-			   fw_open_one(&fwmem, "fwmem.raw", "framework memory", &fwmem_failed))) {
+	if (!fwmem.hdr && (fwmem_failed || agent_fw_stream_open(&fwmem, "fwmem.raw",
+								  "framework memory",
+								  &fwmem_failed))) {
 		pthread_mutex_unlock(&fw_lock);
 		agent_leave();
 		return -1;

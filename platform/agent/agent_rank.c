@@ -12,7 +12,6 @@
  */
 #include "agent.h"
 
-#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,23 +22,12 @@ void agent_rank_init(void)
 	agent.rank = prof_env_rank();
 }
 
-/* Room for the PROCESS record's strings: the command line, the
- * executable and the environment, up to 4 KB each. */
-#define RANK_CHUNK (64u << 10)
-
 /* rank.raw: one PROCESS record naming the rank, and the rank's
  * environment. 0, or a negative errno. */
 static int write_rank_stream(void)
 {
 	struct raw_writer w = { .fd = -1 };
-	struct raw_writer_opts o = {
-		.clock = RAW_CLOCK_MONOTONIC, .kind = RAW_STREAM_FRAMEWORK,
-		.chunk_size = RANK_CHUNK, .pid = agent.pid, .tid = 0,
-		.ppid = (int32_t)getppid(), .comm = "rank",
-		.budget_used = agent.budget_used, .budget_limit = agent.budget_limit,
-	};
-	int dirfd = agent_proc_dir();
-	int rc = dirfd < 0 ? -ENOENT : raw_writer_open(&w, dirfd, "rank.raw", &o);
+	int rc = agent_fw_stream_open(&w, "rank.raw", "rank", NULL);
 	if (rc)
 		return rc;
 	agent_emit_process(&w, raw_clock_ns(CLOCK_MONOTONIC));
