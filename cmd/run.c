@@ -157,6 +157,7 @@ struct run_ctx {
 	const char *dynamic_dir;
 	struct dyn_watch dyn;
 	struct run_notices notices;   /* what the processes asked to say */
+	bool steps_seen;              /* the parse saw steps (a no-steps notice is moot) */
 	struct win_queue win;         /* a result per window (run/windows.h) */
 	/* prof session: the Python process that started prof and profiles
 	 * itself (share/prof/python/prof); 0 under prof run. */
@@ -782,6 +783,8 @@ static void run_report_notices(const struct run_ctx *r)
 {
 	for (size_t i = 0; i < r->notices.n; i++) {
 		const struct run_notice *n = &r->notices.v[i];
+		if (run_notice_moot(n->text, r->steps_seen))
+			continue;
 		char who[64];
 		if (n->processes > 1)
 			snprintf(who, sizeof who, "pid %d and %u other processes", n->pid,
@@ -840,6 +843,7 @@ static void run_parse(struct run_ctx *r)
 			r->rd.path);
 		return;
 	}
+	r->steps_seen = rep.steps_seen > 0;
 	char said[96];
 	parse_report_steps(&rep, said, sizeof said);
 	fprintf(stderr, "prof: wrote %s/PROFILER_OUTPUT (%llu events, %s%s)\n",

@@ -16,6 +16,7 @@
 #include "options.h"
 #include "common/csv_out.h"
 #include "common/json_out.h"
+#include "run/notices.h"
 #include "stats/stats.h"
 #include "table.h"
 
@@ -366,11 +367,13 @@ static int emit_steps(struct ctx *c, const char *key)
 	}
 	if (rc != 0)
 		return load_failed(err);
-	/* A multi-rank run's rows say their rank; Total takes what is left */
-	int w = s.has_rank ? 10 : 11;   /* room for the Rank column in 80 */
+	/* A multi-rank run's rows say their rank, several processes of one
+	 * rank their pid; Total takes what is left */
+	int w = 11 - s.has_rank - 2 * s.has_pid;   /* room for the columns in 80 */
 	const struct field f[] = {
 		{ "Step", "step", F_INT, 5 },
 		{ "Rank", "rank", F_INT, 4 },
+		{ "Pid", "pid", F_INT, 7 },
 		{ "Dev", "device", F_INT, 3 },
 		{ "Total", "total", F_TIME, 0 },
 		{ "Compute", "computing", F_TIME, w },
@@ -379,24 +382,27 @@ static int emit_steps(struct ctx *c, const char *key)
 		{ "Free", "free", F_TIME, w },
 		{ "Other", "other", F_TIME, w },
 	};
-	size_t skip = s.has_rank ? 0 : 1;   /* the Rank field, when no row says one */
-	struct field g[9];
+	enum { NF = sizeof f / sizeof f[0] };
+	int keep[NF];   /* the Rank and Pid fields only when the file has them */
+	struct field g[NF];
 	size_t nf = 0;
-	for (size_t i = 0; i < 9; i++)
-		if (!(skip && i == 1))
+	for (size_t i = 0; i < NF; i++)
+		if ((keep[i] = (i != 1 || s.has_rank) && (i != 2 || s.has_pid)))
 			g[nf++] = f[i];
 	tab_begin(&c->t, key, "Steps (step_trace_time.csv): Dev -1 host, Comm not overlapped,"
 		   " Other preparing", g, nf);
 	for (size_t i = 0; i < s.n; i++) {
 		const struct stats_step *r = &s.rows[i];
-		struct val v[9] = {
-			{ NULL, (double)r->step }, { NULL, (double)r->rank }, { NULL, r->device },
-			{ NULL, r->total }, { NULL, r->computing }, { NULL, r->comm_not_overlapped },
-			{ NULL, r->overlapped }, { NULL, r->free_time },
-			{ NULL, r->total - r->computing - r->comm_not_overlapped - r->free_time },
+		const double all[NF] = {
+			(double)r->step, (double)r->rank, (double)r->pid, r->device, r->total,
+			r->computing, r->comm_not_overlapped, r->overlapped, r->free_time,
+			r->total - r->computing - r->comm_not_overlapped - r->free_time,
 		};
-		if (skip)
-			memmove(&v[1], &v[2], 7 * sizeof v[0]);
+		struct val v[NF];
+		size_t k = 0;
+		for (size_t j = 0; j < NF; j++)
+			if (keep[j])
+				v[k++] = (struct val){ NULL, all[j] };
 		tab_row(&c->t, g, nf, v);
 	}
 	tab_end(&c->t);
@@ -698,6 +704,20 @@ static void overview_op_split(struct ctx *c, const struct stats_op_split *sp)
 	tab_line(&c->t, "%s", "");
 }
 
+/* A process's "no steps were seen" in a run whose other processes
+ * stepped (lib/run/notices.h). */
+static void drop_moot_notes(struct stats_recording *rec, int run_has_steps)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < rec->n_notes; i++) {
+		if (run_notice_moot(rec->notes[i], run_has_steps))
+			free(rec->notes[i]);
+		else
+			rec->notes[k++] = rec->notes[i];
+	}
+	rec->n_notes = k;
+}
+
 static int emit_overview(struct ctx *c)
 {
 	char err[512];
@@ -713,6 +733,7 @@ static int emit_overview(struct ctx *c)
 	}
 	if (stats_load_recording(c->dir, &rec, err, sizeof(err)) < 0)
 		return load_failed(err);
+	drop_moot_notes(&rec, sum.steps > 0);
 	if (c->t.fmt == FMT_CSV) {
 		if (rc == STATS_ABSENT) {
 			csv_header(&c->t.csv, "Metric,Value,Share(%)");

@@ -170,8 +170,10 @@ static int cmp_step(const void *a, const void *b)
 
 int cluster_read_step_csv(const char *text, struct cluster_rank *r)
 {
-	size_t hl = strcspn(text, "\r\n");
-	if (hl != sizeof STEP_HEADER - 1 || memcmp(text, STEP_HEADER, hl) != 0)
+	/* Ascend's columns, then what prof appends (Rank, Pid): ignored here,
+	 * as split_nums stops at Ascend's last */
+	size_t hl = strcspn(text, "\r\n"), sl = sizeof STEP_HEADER - 1;
+	if (hl < sl || memcmp(text, STEP_HEADER, sl) != 0 || (hl > sl && text[sl] != ','))
 		return -1;
 	const char *p = text + hl;
 	size_t cap = 0;

@@ -106,10 +106,10 @@ enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,
  * lines say. */
 void parse_report_steps(const struct parse_report *r, char *buf, size_t len);
 
-/* The note on step rows that step_trace_time.csv cannot tell apart by
- * its columns (a rank that stepped in several processes; several
- * processes without a rank), for the summary lines to add; 0 (and buf
- * "") when there is none. */
+/* The note on steps of several processes of one rank (a rank that
+ * stepped in several processes; several processes without a rank):
+ * where their rows are and what tells them apart, for the summary lines
+ * to add; 0 (and buf "") when there is none. */
 int parse_report_step_note(const struct parse_report *r, char *buf, size_t len);
 
 /* The same for the processes of one rank (their RAW_REC_PROCESS rank) and

@@ -404,25 +404,24 @@ int parse_report_step_note(const struct parse_report *r, char *buf, size_t len)
 {
 	if (len)
 		*buf = '\0';
-	const char *how = "; the processes are told apart by pid in trace_view.json";
 	if (!r->step_ranks && r->step_procs > 1) {
 		snprintf(buf, len, "%" PRIu64 " processes without a rank stepped: "
-			 "step_trace_time.csv has a row per process and step, and `prof stats` "
-			 "takes each step's longest%s", r->step_procs, how);
+			 "step_trace_time.csv's Pid column tells their rows apart, and `prof "
+			 "stats` times each step by its longest row", r->step_procs);
 		return 1;
 	}
 	if (r->rank_restarted < 0)
 		return 0;
 	if (r->ranks_restarted == 1)
 		snprintf(buf, len, "rank %" PRId64 " stepped in %" PRIu64 " processes (restarted "
-			 "by torchrun?): rank_%" PRId64 "/ holds them all, its step_trace_time.csv "
-			 "a row per process and step%s", r->rank_restarted, r->rank_restarted_procs,
-			 r->rank_restarted, how);
+			 "by torchrun?): rank_%" PRId64 "/ holds them all, told apart by its "
+			 "step_trace_time.csv's Pid column", r->rank_restarted,
+			 r->rank_restarted_procs, r->rank_restarted);
 	else
 		snprintf(buf, len, "%" PRIu64 " ranks (rank %" PRId64 " and others) stepped in "
-			 "several processes each (restarted by torchrun?): each rank_<r>/ holds them "
-			 "all, its step_trace_time.csv a row per process and step%s",
-			 r->ranks_restarted, r->rank_restarted, how);
+			 "several processes each (restarted by torchrun?): each rank_<r>/ holds "
+			 "them all, told apart by its step_trace_time.csv's Pid column",
+			 r->ranks_restarted, r->rank_restarted);
 	return 1;
 }
 

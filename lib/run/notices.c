@@ -88,3 +88,9 @@ void run_notices_free(struct run_notices *ns)
 		free(ns->v[i].text);
 	ns->n = 0;
 }
+
+int run_notice_moot(const char *text, int run_has_steps)
+{
+	return run_has_steps && strncmp(text, RUN_NOTICE_NO_STEPS,
+					 strlen(RUN_NOTICE_NO_STEPS)) == 0;
+}

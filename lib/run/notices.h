@@ -13,6 +13,11 @@
 #include <stddef.h>
 
 #define RUN_NOTICE_MARK "notice: "
+/* How the Python hooks begin a notice that their process never stepped
+ * (_prof_hooks/__init__.py). It speaks of that process alone: in a run
+ * where other processes stepped (Hogwild's parent evaluating after its
+ * workers trained) it is moot, and not said. */
+#define RUN_NOTICE_NO_STEPS "no steps were seen"
 #define RUN_NOTICES_MAX 32     /* distinct texts kept; more are counted */
 
 struct run_notice {
@@ -35,5 +40,9 @@ int run_notices_collect(const char *run_dir, struct run_notices *out);
 int run_notices_add(struct run_notices *ns, const char *text, size_t len, int pid);
 
 void run_notices_free(struct run_notices *ns);
+
+/* Whether a notice's text is one to leave unsaid in a run that has
+ * steps (RUN_NOTICE_NO_STEPS). */
+int run_notice_moot(const char *text, int run_has_steps);
 
 #endif

@@ -60,6 +60,7 @@ int stats_parse_num(const char *s, double *out);
 struct stats_step {
 	int device;            /* -1: host only */
 	long rank;             /* -1: not said (a run of one rank) */
+	long pid;              /* -1: not said (one process a rank) */
 	long step;
 	double total;          /* Preparing + Stage + Bubble: host step start to the last device end */
 	double computing, comm_not_overlapped, overlapped, communication, free_time,
@@ -70,6 +71,7 @@ struct stats_steps {
 	struct stats_step *rows;
 	size_t n;
 	int has_rank;          /* the file has a Rank column (a multi-rank run) */
+	int has_pid;           /* ... a Pid column (several processes of one rank, or of none) */
 };
 
 /* step_trace_time.csv, in file order. */

@@ -42,6 +42,7 @@ static int load_steps(struct diff_side *s, char *const *outdirs, size_t n, char 
 		memcpy(all.rows + all.n, one.rows, one.n * sizeof(*rows));
 		all.n += one.n;
 		all.has_rank |= one.has_rank;
+		all.has_pid |= one.has_pid;
 		s->have_steps = 1;
 		stats_steps_free(&one);
 	}

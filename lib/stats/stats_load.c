@@ -56,6 +56,16 @@ static int nums(const struct csv_table *t, size_t row, const int *idx, int n, do
 	return 0;
 }
 
+/* Column col of row r, when the file has it and the cell is not empty
+ * (*v kept otherwise). */
+static int opt_num(const struct csv_table *t, size_t r, int col, double *v, char *err,
+		   size_t errlen)
+{
+	if (col < 0 || !*csv_cell(t, r, (size_t)col))
+		return 0;
+	return nums(t, r, &col, 1, v, "step_trace_time.csv", err, errlen);
+}
+
 int stats_load_steps(const char *outdir, struct stats_steps *s, char *err, size_t errlen)
 {
 	static const char *const cols[] = { "Device_id", "Step", "Computing",
@@ -75,12 +85,14 @@ int stats_load_steps(const char *outdir, struct stats_steps *s, char *err, size_
 		return -1;
 	}
 	int rank_col = csv_column(&t, "Rank");   /* appended by a multi-rank run */
+	int pid_col = csv_column(&t, "Pid");     /* ... by several processes of one rank */
 	s->has_rank = rank_col >= 0;
+	s->has_pid = pid_col >= 0;
 	for (size_t r = 0; r < t.nrows; r++) {
-		double v[NC], rank = -1;
+		double v[NC], rank = -1, pid = -1;
 		if (nums(&t, r, idx, NC, v, "step_trace_time.csv", err, errlen) != 0 ||
-		    (rank_col >= 0 && *csv_cell(&t, r, (size_t)rank_col) &&
-		     nums(&t, r, &rank_col, 1, &rank, "step_trace_time.csv", err, errlen) != 0)) {
+		    opt_num(&t, r, rank_col, &rank, err, errlen) != 0 ||
+		    opt_num(&t, r, pid_col, &pid, err, errlen) != 0) {
 			csv_table_free(&t);
 			stats_steps_free(s);
 			return -1;
@@ -88,6 +100,7 @@ int stats_load_steps(const char *outdir, struct stats_steps *s, char *err, size_
 		struct stats_step *st = &s->rows[s->n++];
 		st->device = num_to_int(v[0]);
 		st->rank = (long)num_to_i64(rank);
+		st->pid = (long)num_to_i64(pid);
 		st->step = (long)num_to_i64(v[1]);
 		st->computing = v[2];
 		st->comm_not_overlapped = v[3];

@@ -4,6 +4,7 @@ writes RUN_DIR/rank_<r>/PROFILER_OUTPUT/ per rank (only that rank's
 processes, distributedInfo naming it) besides the combined output, and
 RUN_DIR/cluster_analysis_output/ over the ranks. A run of one rank is not
 split."""
+import collections
 import glob
 import json
 import os
@@ -117,6 +118,45 @@ class ClusterSplit(ProfTestCase):
                          ["rank-%d.json" % r for r in range(RANKS)])
         self.assertTrue(os.path.isdir(self.tmp))
         self.check_bookkeeping(run_dir, p.stdout)
+
+    def test_restarted_rank(self):
+        """Rank 1 runs again after both ranks ended (torchrun's --max_restarts):
+        rank_1/ holds both of its processes, their rows told apart by a Pid
+        column, and the cluster analysis still reads rank 1's steps."""
+        sim = workload("sim_ranks")
+        loop = ("for r in 0 1; do RANK=$r WORLD_SIZE=2 %s %d -1 none & done; wait; "
+                "RANK=1 WORLD_SIZE=2 %s %d -1 none" % (sim, STEPS, sim, STEPS))
+        env = dict(os.environ)
+        env.pop("RANK", None)
+        out = os.path.join(self.tmp, "out")
+        p = subprocess.run([PROF, "run", "-o", out, "--sampling-interval", "0", "--",
+                            "sh", "-c", loop], capture_output=True, text=True, env=env,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("%d steps: %d on each of 3 processes of 2 ranks" % (3 * STEPS, STEPS),
+                      p.stderr)
+        self.assertIn("rank 1 stepped in 2 processes (restarted by torchrun?): rank_1/ holds "
+                      "them all, told apart by its step_trace_time.csv's Pid column", p.stderr)
+        self.assertNotIn("no readable", p.stderr)
+        run_dir = glob.glob(os.path.join(out, "*_prof"))[0]
+
+        def rows(*where):
+            with open(os.path.join(run_dir, *where, "PROFILER_OUTPUT",
+                                   "step_trace_time.csv")) as f:
+                return [ln.split(",") for ln in f.read().splitlines()]
+        r1, r0 = rows("rank_1"), rows("rank_0")
+        self.assertEqual(r1[0][-2:], ["Preparing", "Pid"])
+        self.assertEqual(sorted(collections.Counter(r[-1] for r in r1[1:]).values()),
+                         [STEPS, STEPS])
+        self.assertEqual(r0[0][-1], "Preparing")   # one process: Ascend's header
+        both = rows()
+        self.assertEqual(both[0][-2:], ["Rank", "Pid"])
+        self.assertEqual(len({r[-1] for r in both[1:]}), 3)
+        with open(os.path.join(run_dir, "cluster_analysis_output",
+                               "cluster_step_trace_time.csv")) as f:
+            cl = [ln.split(",") for ln in f.read().splitlines()[1:]]
+        self.assertEqual(sorted((r[1], r[2]) for r in cl if r[0] == "1"),
+                         [("rank", "0"), ("rank", "1")])
 
     def test_one_rank_not_split(self):
         run = self.prof_run([workload("sim_ranks"), "2", "-1", "none"],

@@ -6,6 +6,7 @@ operators there, steps right, and anything prof could not do said at the
 end of the run."""
 import collections
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -335,6 +336,40 @@ class ThreadLoop(RealProgram):
         self.assertEqual(len(events(t, ph="X", cat="cpu_op", name="aten::addmm")), self.STEPS)
         steps = [e for e in events(t, ph="X") if e["name"].startswith("ProfilerStep#")]
         self.assertEqual(len(steps), self.STEPS)
+
+
+class Hogwild(RealProgram):
+    """pytorch/examples' mnist_hogwild: forked workers without a rank each
+    train the shared model; the parent only evaluates. The workers' step
+    rows are told apart by pid, and the parent, which never stepped, is
+    not told to mark steps that its workers had."""
+    WORKERS, STEPS = 2, 5
+
+    def test_workers_rows_by_pid(self):
+        run, notes = self.run_unchanged(
+            PYTHON, os.path.join(WORKLOADS, "torch_hogwild.py"), str(self.WORKERS),
+            str(self.STEPS))
+        self.assertEqual(len(notes), 1, run.stderr)
+        self.assertIn("2 processes without a rank stepped: step_trace_time.csv's Pid column",
+                      notes[0])
+        self.assertNotIn("no steps were seen", run.stderr)
+        self.assertIn("10 steps: 5 on each of 2 processes", run.stderr)
+        rows = run.csv_rows("step_trace_time.csv")
+        self.assertEqual(rows[0][-1], "Pid")
+        by_pid = collections.Counter(r[-1] for r in rows[1:])
+        self.assertEqual(sorted(by_pid.values()), [self.STEPS] * self.WORKERS, by_pid)
+        # each worker's steps are its own ProfilerStep#s in the trace
+        steps = [e for e in events(run.trace(), ph="X") if e["name"].startswith("ProfilerStep#")]
+        self.assertEqual(collections.Counter(str(e["pid"]) for e in steps), by_pid)
+        st = subprocess.run([PROF, "stats", "--view", "steps", "--format", "json", run.run_dir],
+                            capture_output=True, text=True, timeout=60)
+        self.assertEqual(st.returncode, 0, st.stderr)
+        self.assertEqual(collections.Counter(str(r["pid"]) for r in json.loads(st.stdout)["steps"]),
+                         by_pid)
+        ov = subprocess.run([PROF, "stats", run.run_dir], capture_output=True, text=True,
+                            timeout=60)
+        self.assertIn("Steps: %d " % self.STEPS, ov.stdout)
+        self.assertNotIn("Note:", ov.stdout)
 
 
 class ManualSgd(RealProgram):

@@ -8,9 +8,10 @@
 #include "common/fsutil.h"
 #include "unit.h"
 
-#define HEADER "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped," \
+#define HEADER_NOLF "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped," \
 	"Communication,Free,Stage,Bubble,Communication(Not Overlapped and Exclude Receive)," \
-	"Preparing\n"
+	"Preparing"
+#define HEADER HEADER_NOLF "\n"
 
 /* One rank's CSV: `steps` steps, each Computing comp, Comm(NO) comm, Free free. */
 static char *csv_for(int steps, double comp, double comm, double free_us)
@@ -52,6 +53,14 @@ static void test_read(void)
 	struct cluster_rank bad = { 0 };
 	CHECK(cluster_read_step_csv("Step,Type\n1,2\n", &bad) == -1);
 	CHECK(bad.nsteps == 0);
+	CHECK(cluster_read_step_csv(HEADER_NOLF "Extra\n", &bad) == -1);
+	/* a restarted rank's rank_<r>/ file tells its processes apart by Pid */
+	struct cluster_rank twice = { 0 };
+	CHECK(cluster_read_step_csv(HEADER_NOLF ",Pid\n"
+		"-1,1,0.000,0.000,0.000,0.000,7.000,7.000,0.000,0.000,0.000,41\n"
+		"-1,1,0.000,0.000,0.000,0.000,9.000,9.000,0.000,0.000,0.000,57\n", &twice) == 0);
+	CHECK(twice.nsteps == 1 && twice.steps[0].v[CLUSTER_STAGE] == 9.0);
+	free(twice.steps);
 }
 
 static void test_slow_free(void)

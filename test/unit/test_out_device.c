@@ -470,9 +470,9 @@ static void test_two_procs(void)
 		cJSON_GetObjectItemCaseSensitive(m, "step1"), "collective"), "allreduce-top1@g");
 	CHECK(cJSON_GetObjectItemCaseSensitive(top, "0-0") && cJSON_GetObjectItemCaseSensitive(top, "1-1"));
 	/* a row per process and step; 700's step 3 had nothing on the device */
-	CHECK_CONTAINS(p.steps_csv, "\n0,2,0.000,1.000,0.000,1.000,0.000,1.000,0.000,1.000,2.000\n"
-		       "0,2,0.000,1.000,0.000,1.000,0.000,1.000,0.000,1.000,4.500\n"
-		       "0,3,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000\n");
+	CHECK_CONTAINS(p.steps_csv, "\n0,2,0.000,1.000,0.000,1.000,0.000,1.000,0.000,1.000,2.000,700\n"
+		       "0,2,0.000,1.000,0.000,1.000,0.000,1.000,0.000,1.000,4.500,800\n"
+		       "0,3,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000,700\n");
 	cJSON_Delete(c);
 	cJSON_Delete(m);
 	parsed_free(&p);

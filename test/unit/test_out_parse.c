@@ -189,12 +189,13 @@ static void check_steps(const struct parsed *p)
 	CHECK(p->r.steps == 5);
 	CHECK_STR(p->steps_csv,
 		  "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,"
-		  "Free,Stage,Bubble,Communication(Not Overlapped and Exclude Receive),Preparing\n"
-		  "-1,1,0.000,0.000,0.000,0.000,0.900,0.900,0.000,0.000,0.000\n"
-		  "-1,1,0.000,0.000,0.000,0.000,0.600,0.600,0.000,0.000,0.000\n"
-		  "-1,2,0.000,0.000,0.000,0.000,1.000,1.000,0.000,0.000,0.000\n"
-		  "-1,4,0.000,0.000,0.000,0.000,1.000,1.000,0.000,0.000,0.000\n"
-		  "-1,7,0.000,0.000,0.000,0.000,1.000,1.000,0.000,0.000,0.000\n");
+		  "Free,Stage,Bubble,Communication(Not Overlapped and Exclude Receive),Preparing,"
+		  "Pid\n"
+		  "-1,1,0.000,0.000,0.000,0.000,0.900,0.900,0.000,0.000,0.000,100\n"
+		  "-1,1,0.000,0.000,0.000,0.000,0.600,0.600,0.000,0.000,0.000,200\n"
+		  "-1,2,0.000,0.000,0.000,0.000,1.000,1.000,0.000,0.000,0.000,100\n"
+		  "-1,4,0.000,0.000,0.000,0.000,1.000,1.000,0.000,0.000,0.000,100\n"
+		  "-1,7,0.000,0.000,0.000,0.000,1.000,1.000,0.000,0.000,0.000,100\n");
 }
 
 static void check_names(const struct parsed *p)

@@ -133,11 +133,32 @@ static void test_file(void)
 	CHECK(out_step_trace_write(dir, rows, 3) == 0);
 	char *path = rg_path(dir, "step_trace_time.csv");
 	char *t = rg_read(path);
+	/* two processes without a rank step: the Pid column tells their rows apart */
+	CHECK_STR(t, OUT_STEP_TRACE_HEADER OUT_STEP_TRACE_PID "\n"
+		  "-1,1,0.000,0.000,0.000,0.000,2.000,2.000,0.000,0.000,0.000,8\n"
+		  "-1,1,0.000,0.000,0.000,0.000,2.000,2.000,0.000,0.000,0.000,9\n"
+		  "-1,2,0.000,0.000,0.000,0.000,1.500,1.500,0.000,0.000,0.000,9\n");
+	CHECK(rows[0].pid == 8);   /* sorted by device, step, then pid */
+	free(t);
+	/* one process: Ascend's header as it is */
+	CHECK(out_step_trace_write(dir, rows + 1, 2) == 0);
+	t = rg_read(path);
 	CHECK_STR(t, OUT_STEP_TRACE_HEADER "\n"
 		  "-1,1,0.000,0.000,0.000,0.000,2.000,2.000,0.000,0.000,0.000\n"
-		  "-1,1,0.000,0.000,0.000,0.000,2.000,2.000,0.000,0.000,0.000\n"
 		  "-1,2,0.000,0.000,0.000,0.000,1.500,1.500,0.000,0.000,0.000\n");
-	CHECK(rows[0].pid == 8);   /* sorted by device, step, then pid */
+	free(t);
+	/* two ranks, one of them restarted (two processes): Rank, then Pid */
+	rows[0].rank = 1;   /* pid 8 */
+	rows[1].rank = rows[2].rank = 0;   /* pid 9 */
+	out_step_host_row(&(struct out_step){ 7, 7, 1, 0, 4000 }, &rows[3]);
+	rows[3].rank = 1;
+	CHECK(out_step_trace_write(dir, rows, 4) == 0);
+	t = rg_read(path);
+	CHECK_STR(t, OUT_STEP_TRACE_HEADER OUT_STEP_TRACE_RANK OUT_STEP_TRACE_PID "\n"
+		  "-1,1,0.000,0.000,0.000,0.000,2.000,2.000,0.000,0.000,0.000,0,9\n"
+		  "-1,1,0.000,0.000,0.000,0.000,4.000,4.000,0.000,0.000,0.000,1,7\n"
+		  "-1,1,0.000,0.000,0.000,0.000,2.000,2.000,0.000,0.000,0.000,1,8\n"
+		  "-1,2,0.000,0.000,0.000,0.000,1.500,1.500,0.000,0.000,0.000,0,9\n");
 	struct stat st;
 	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0640);
 	free(t);

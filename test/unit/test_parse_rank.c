@@ -58,6 +58,12 @@ static void test_restarted_ranks(void)
 	CHECK(parse_report_step_note(&p.r, buf, sizeof buf) == 1);
 	CHECK_CONTAINS(buf, "2 ranks (rank 0 and others) stepped in several processes each");
 	parsed_free(&p);
+	char *csv = rg_path(run, "PROFILER_OUTPUT/step_trace_time.csv");
+	char *text = rg_read(csv);
+	CHECK_CONTAINS(text, "Preparing,Rank,Pid\n");
+	CHECK_CONTAINS(text, ",0,10\n");
+	CHECK_CONTAINS(text, ",0,20\n");
+	free(text);
 
 	/* only rank 1 restarted; rank 0 is one process */
 	rg_rmrf(raw);
@@ -89,9 +95,14 @@ static void test_restarted_ranks(void)
 	parse_report_steps(&p.r, buf, sizeof buf);
 	CHECK_STR(buf, "8 steps: 3-5 on each of 2 processes");
 	CHECK(parse_report_step_note(&p.r, buf, sizeof buf) == 1);
-	CHECK_CONTAINS(buf, "2 processes without a rank stepped: step_trace_time.csv has a row "
-		       "per process and step");
+	CHECK_CONTAINS(buf, "2 processes without a rank stepped: step_trace_time.csv's Pid "
+		       "column tells their rows apart");
 	parsed_free(&p);
+	text = rg_read(csv);
+	CHECK_CONTAINS(text, "Preparing,Pid\n");
+	CHECK_CONTAINS(text, ",11\n");
+	free(text);
+	free(csv);
 	free(raw);
 	free(run);
 }

@@ -155,7 +155,7 @@ static void test_steps_summary(void)
 		  .free_time = 3 },
 		{ .device = 0, .step = 2, .total = 8, .computing = 8 },
 	};
-	struct stats_steps s = { rows, 3, 0 };
+	struct stats_steps s = { .rows = rows, .n = 3 };
 	struct stats_step_summary sum;
 	stats_steps_summarize(&s, &sum);
 	CHECK(sum.steps == 2);

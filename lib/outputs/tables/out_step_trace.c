@@ -152,7 +152,20 @@ static int several_ranks(const struct out_step_row *rows, size_t n)
 	return 0;
 }
 
-static void write_row(struct csv *c, const struct out_step_row *w, int rank_col)
+/* Rows of several processes of one rank (or of none), which Rank does not
+ * tell apart: a rank torchrun restarted, workers that each train (Hogwild),
+ * a sweep of trainings. Sorted rows: a rank's processes are adjacent
+ * within each device and step. */
+static int several_procs_of_a_rank(const struct out_step_row *rows, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (rows[i].rank == rows[i - 1].rank && rows[i].pid != rows[i - 1].pid &&
+		    rows[i].device_id == rows[i - 1].device_id && rows[i].step == rows[i - 1].step)
+			return 1;
+	return 0;
+}
+
+static void write_row(struct csv *c, const struct out_step_row *w, int rank_col, int pid_col)
 {
 	csv_int(c, w->device_id);
 	csv_uint(c, w->step);
@@ -171,6 +184,8 @@ static void write_row(struct csv *c, const struct out_step_row *w, int rank_col)
 		else
 			csv_str(c, "");
 	}
+	if (pid_col)
+		csv_int(c, w->pid);
 	csv_end_row(c);
 }
 
@@ -183,10 +198,15 @@ int out_step_trace_write(const char *dir, struct out_step_row *rows, size_t nrow
 		return rc;
 	if (nrows)   /* stable enough: ties are equal rows of one pid */
 		qsort(rows, nrows, sizeof *rows, row_cmp);
-	int rank_col = several_ranks(rows, nrows);
+	int rank_col = several_ranks(rows, nrows), pid_col = several_procs_of_a_rank(rows, nrows);
+	static const char *const header[2][2] = {
+		{ OUT_STEP_TRACE_HEADER, OUT_STEP_TRACE_HEADER OUT_STEP_TRACE_PID },
+		{ OUT_STEP_TRACE_HEADER OUT_STEP_TRACE_RANK,
+		  OUT_STEP_TRACE_HEADER OUT_STEP_TRACE_RANK OUT_STEP_TRACE_PID },
+	};
 	csv_init(&c, o.f);
-	csv_header(&c, rank_col ? OUT_STEP_TRACE_HEADER OUT_STEP_TRACE_RANK : OUT_STEP_TRACE_HEADER);
+	csv_header(&c, header[rank_col][pid_col]);
 	for (size_t i = 0; i < nrows; i++)
-		write_row(&c, &rows[i], rank_col);
+		write_row(&c, &rows[i], rank_col, pid_col);
 	return out_file_commit(&o, csv_finish(&c));
 }

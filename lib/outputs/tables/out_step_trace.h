@@ -37,6 +37,9 @@
 /* Appended after Ascend's columns when the rows come from several ranks
  * (a multi-rank run's combined output), so that each row says whose. */
 #define OUT_STEP_TRACE_RANK ",Rank"
+/* Appended last when two processes of one rank (or two without a rank)
+ * have rows for one step: the rows' pid. */
+#define OUT_STEP_TRACE_PID ",Pid"
 
 /* A host step: ProfilerStep#number of process pid, on thread tid. */
 struct out_step {
@@ -107,7 +110,7 @@ struct out_device {
 void out_step_trace_row(const struct out_step *s, const struct out_device *d,
 			struct out_step_row *row);
 
-/* Sorts `rows` (by device, then step number, then pid) and writes
+/* Sorts `rows` (by device, then step number, rank, pid) and writes
  * dir/step_trace_time.csv. 0 or a negative errno. */
 int out_step_trace_write(const char *dir, struct out_step_row *rows, size_t nrows);
 

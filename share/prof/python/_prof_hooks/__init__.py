@@ -34,6 +34,10 @@ from .guard import Guard
 
 _hooks = None
 
+# A notice about this process alone (RUN_NOTICE_NO_STEPS, lib/run/notices.h):
+# prof leaves it unsaid when other processes of the run stepped.
+NO_STEPS = "notice: no steps were seen"
+
 
 class Hooks:
     def __init__(self, torch, agent):
@@ -247,12 +251,12 @@ class Hooks:
                 self.steps.skipped if self.steps.skipped else ""))
         elif self.backwards is not None and self.backwards.n and not self.explicit:
             self.agent.log(
-                "notice: no steps were seen: backward() ran %d times in this process but "
+                NO_STEPS + ": backward() ran %d times in this process but "
                 "no torch.optim optimizer stepped (weights updated by hand?); mark each "
                 "step with prof_tx.step()" % self.backwards.n)
         elif self.loop_why is not None and not self.explicit:
             self.agent.log(
-                "notice: no steps were seen: this process never stepped a torch.optim "
+                NO_STEPS + ": this process never stepped a torch.optim "
                 "optimizer (inference?), and its loop began at %s; mark each step (a "
                 "batch, a request) with prof_tx.step() to have steps" % self.loop_why)
 
