@@ -23,6 +23,9 @@
  * Python hooks for the processes it starts (spawned DataLoader workers):
  * read after the launchers' variables (common/rank.h). */
 #define PROF_AGENT_RANK         "PROF_AGENT_RANK"
+/* prof's Python directory, first on PYTHONPATH: the agent puts it back
+ * where a launch script dropped it (platform/agent/agent_python.c) */
+#define PROF_AGENT_PYTHON_DIR   "PROF_AGENT_PYTHON_DIR"
 /* mstx_domain_include / _exclude: "a,b" (common/domain_filter.h); one at most */
 #define PROF_AGENT_MSTX_INCLUDE "PROF_AGENT_MSTX_INCLUDE"
 #define PROF_AGENT_MSTX_EXCLUDE "PROF_AGENT_MSTX_EXCLUDE"

@@ -208,6 +208,11 @@ void agent_record_process(struct agent_thread *t);
 
 /* The rank from the environment, at load (agent_rank.c). */
 void agent_rank_init(void);
+/* agent_python.c: PYTHONPATH mended at load (prof's Python directory
+ * first again), and at exit the notice of a process that imported torch
+ * without prof's hooks. */
+void agent_python_init(void);
+void agent_python_exit_check(void);
 /* is_rank, again, once the rank is known late (agent_sched.c): a listed
  * rank records from here (a RECORDING record on this thread's stream). */
 void agent_sched_rank_known(void);

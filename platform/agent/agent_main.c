@@ -293,6 +293,7 @@ static void agent_init(void)
 	if (!run_dir || !*run_dir)
 		return;
 	configure(run_dir);
+	agent_python_init();
 	map_control();
 	agent.active = 1;
 	agent_process_begin((int)getppid());
@@ -318,8 +319,10 @@ static void finish_before_exit(int async_safe)
 	    __atomic_exchange_n(&finishing, 1, __ATOMIC_ACQ_REL))
 		return;
 	async_safe |= agent_busy != 0;
-	if (!async_safe)
+	if (!async_safe) {
+		agent_python_exit_check();
 		agent_dev_finish();
+	}
 	agent_fw_finish(async_safe);
 	agent_threads_finish(async_safe);
 	agent.active = 0;

@@ -134,6 +134,7 @@ static int spawn_env_add_agent(char **env, int n, const struct spawn_env_opts *o
 		{ PROF_AGENT_RANKS, o->ranks },
 		{ PROF_AGENT_MSTX_INCLUDE, o->mstx_include },
 		{ PROF_AGENT_MSTX_EXCLUDE, o->mstx_exclude },
+		{ PROF_AGENT_PYTHON_DIR, o->python_dir },
 	};
 	_Static_assert(sizeof pairs / sizeof pairs[0] <= SPAWN_AGENT_VARS_MAX,
 		       "spawn_env_build makes room for SPAWN_AGENT_VARS_MAX");

@@ -372,6 +372,46 @@ class Hogwild(RealProgram):
         self.assertNotIn("Note:", ov.stdout)
 
 
+class LaunchScript(RealProgram):
+    """Training repositories start their script from a shell script that
+    sets PYTHONPATH itself (`export PYTHONPATH=$PWD`), which drops the
+    directory prof put first for its hooks: the agent puts it back, the
+    script's own entries kept. What it cannot mend (python -I ignores
+    PYTHONPATH) is said, not left to read as a program without steps."""
+    STEPS = 5
+
+    def test_pythonpath_set_by_a_launch_script(self):
+        lib = os.path.join(self.tmp, "lib")
+        os.makedirs(lib)
+        with open(os.path.join(lib, "loopconf.py"), "w") as f:
+            f.write("STEPS = %d\n" % self.STEPS)
+        script = os.path.join(self.tmp, "train.py")
+        with open(script, "w") as f:
+            f.write("import sys, runpy, loopconf\n"
+                    "sys.argv = ['loop', str(loopconf.STEPS)]\n"
+                    "runpy.run_path(%r, run_name='__main__')\n"
+                    % os.path.join(WORKLOADS, "torch_thread_loop.py"))
+        run, notes = self.run_unchanged(
+            "sh", "-c", 'export PYTHONPATH="$1"; exec "$2" "$3"', "sh", lib, PYTHON, script)
+        self.assertEqual(notes, [])
+        self.assertIn("%d steps" % self.STEPS, run.stderr)
+        self.assertIn("thread loop: %d steps" % self.STEPS, run.stdout)
+        ops = events(run.trace(), ph="X", cat="cpu_op", name="aten::addmm")
+        self.assertEqual(len(ops), self.STEPS)
+        logs = ""
+        for path in glob.glob(os.path.join(run.run_dir, "logs", "agent-*.log")):
+            with open(path) as f:
+                logs += f.read()
+        self.assertIn("PYTHONPATH (%s) lacked prof's Python directory" % lib, logs)
+
+    def test_isolated_python_is_said(self):
+        run, notes = self.run_unchanged(
+            PYTHON, "-I", os.path.join(WORKLOADS, "torch_thread_loop.py"), str(self.STEPS))
+        self.assertEqual(len(notes), 1, run.stderr)
+        self.assertIn("imported torch without prof's Python hooks", notes[0])
+        self.assertIn("python -I, -E or -S", notes[0])
+
+
 class ManualSgd(RealProgram):
     def test_no_optimizer_is_said(self):
         run, notes = self.run_unchanged(PYTHON, os.path.join(WORKLOADS, "torch_manual_sgd.py"),

@@ -160,12 +160,14 @@ static void test_env_fresh(void)
 	CHECK(spawn_env_get(env, "PROF_AGENT_DYNAMIC") == NULL);
 	CHECK_STR(spawn_env_get(env, "PROF_AGENT_FW_FLAGS"), "0");
 	CHECK_STR(spawn_env_get(env, "PROF_AGENT_DEVICE"), "1");
+	/* for the agent to put back where a launch script drops it */
+	CHECK_STR(spawn_env_get(env, "PROF_AGENT_PYTHON_DIR"), "/p/share/prof/python");
 	/* The user's variables pass unchanged and in their order. */
 	CHECK_STR(env[0], "HOME=/h");
 	CHECK_STR(env[1], "PATH=/bin");
 	CHECK_STR(env[2], "X=PROF_AGENT_RUN_DIR=kept");
 	CHECK_STR(env[3], "PROF_AGENT_CHUNK_KB=64");
-	CHECK(env_count(env, "") == 4 + 2 + 6);
+	CHECK(env_count(env, "") == 4 + 2 + 7);
 	spawn_env_free(env);
 }
 
@@ -199,6 +201,7 @@ static void test_env_prepend(void)
 	o.python_dir = NULL;
 	env = spawn_env_build(base, &o);
 	CHECK_STR(spawn_env_get(env, "PYTHONPATH"), "/u/py");
+	CHECK(spawn_env_get(env, "PROF_AGENT_PYTHON_DIR") == NULL);
 	spawn_env_free(env);
 }
 

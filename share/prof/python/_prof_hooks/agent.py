@@ -73,6 +73,12 @@ def pack_memory(tid, ns, nbytes, addr, allocated, reserved, active, dev_type, de
 class Agent:
     def __init__(self, lib):
         self._lib = lib
+        # the agent then knows the hooks are here (a process that imports
+        # torch without them gets a notice at exit: agent_python.c)
+        loaded = getattr(lib, "prof_fw_hooks_loaded", None)
+        if loaded is not None:
+            loaded.argtypes, loaded.restype = [], None
+            loaded()
         self.step = lib.prof_step
         self.step.argtypes, self.step.restype = [], None
         # prof's own ranges and marks: never dropped by a domain filter
