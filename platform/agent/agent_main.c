@@ -289,6 +289,7 @@ static void configure(const char *run_dir)
 __attribute__((constructor))
 static void agent_init(void)
 {
+	agent_exec_init();
 	const char *run_dir = getenv(PROF_AGENT_RUN_DIR);
 	if (!run_dir || !*run_dir)
 		return;

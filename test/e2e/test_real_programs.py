@@ -13,7 +13,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proftest import PROF, PYTHON, SRC, ProfTestCase, Run, events, raw_records  # noqa: E402
+from proftest import (PROF, PYTHON, SRC, ProfTestCase, Run, events, raw_records,  # noqa: E402
+                      workload)
 
 WORKLOADS = os.path.join(SRC, "test", "workloads")
 
@@ -380,6 +381,34 @@ class LaunchScript(RealProgram):
     PYTHONPATH) is said, not left to read as a program without steps."""
     STEPS = 5
 
+    def test_spawned_with_ld_preload_replaced(self):
+        """A program that replaces LD_PRELOAD, then starts children through
+        subprocess (vfork and execve) and os.posix_spawn: each child is
+        recorded, the program's library loaded too."""
+        driver = os.path.join(self.tmp, "driver.py")
+        with open(driver, "w") as f:
+            f.write("import os, subprocess, sys\n"
+                    "os.environ['LD_PRELOAD'] = 'libm.so.6'\n"
+                    "subprocess.run([sys.argv[1], '3', '1'], check=True)\n"
+                    "pid = os.posix_spawn(sys.argv[1], [sys.argv[1], '4', '1'], os.environ)\n"
+                    "assert os.waitpid(pid, 0)[1] == 0\n"
+                    "print(subprocess.run(['sh', '-c', 'grep -c libm.so.6 /proc/$$/maps'],\n"
+                    "                     capture_output=True, text=True).stdout.strip() != '0')\n")
+        # not compared with a bare run: a sanitized tx_steps refuses an
+        # LD_PRELOAD without its runtime first, which prof's put-back has
+        run = self.prof_run("--", PYTHON, driver, workload("tx_steps"))
+        self.assertEqual(run.rc, 0, run.stderr)
+        self.assertEqual(run.stdout, "tx_steps: 3 steps\ntx_steps: 4 steps\nTrue\n")
+        self.assertIn("7 steps: 3-4 on each of 2 processes", run.stderr)
+
+    def test_exec_forms_with_ld_preload_replaced(self):
+        """execl, execlp, execle, execv, execvp after setenv("LD_PRELOAD"):
+        each child recorded (1..5 steps)."""
+        run = self.prof_run("--", workload("exec_preload"), workload("tx_steps"))
+        self.assertEqual(run.rc, 0, run.stderr)
+        self.assertIn("exec_preload: 5 children", run.stdout)
+        self.assertIn("15 steps: 1-5 on each of 5 processes", run.stderr)
+
     def test_pythonpath_set_by_a_launch_script(self):
         lib = os.path.join(self.tmp, "lib")
         os.makedirs(lib)
@@ -391,8 +420,11 @@ class LaunchScript(RealProgram):
                     "sys.argv = ['loop', str(loopconf.STEPS)]\n"
                     "runpy.run_path(%r, run_name='__main__')\n"
                     % os.path.join(WORKLOADS, "torch_thread_loop.py"))
+        # and an allocator preloaded as training scripts do (tcmalloc,
+        # jemalloc): the library kept, the agent put back
         run, notes = self.run_unchanged(
-            "sh", "-c", 'export PYTHONPATH="$1"; exec "$2" "$3"', "sh", lib, PYTHON, script)
+            "sh", "-c", 'export PYTHONPATH="$1" LD_PRELOAD=libm.so.6; exec "$2" "$3"', "sh",
+            lib, PYTHON, script)
         self.assertEqual(notes, [])
         self.assertIn("%d steps" % self.STEPS, run.stderr)
         self.assertIn("thread loop: %d steps" % self.STEPS, run.stdout)

@@ -1,0 +1,290 @@
+/*
+ * The agent follows exec. `prof run` loads it into the program through
+ * LD_PRELOAD; a launch script that sets LD_PRELOAD itself (`export
+ * LD_PRELOAD=/usr/lib/libtcmalloc.so`, common in training scripts for a
+ * faster allocator) drops it, and every process started from there on
+ * would go unrecorded without a word. So the exec calls are wrapped: an
+ * environment that is still prof's (PROF_AGENT_RUN_DIR in it) but whose
+ * LD_PRELOAD has lost the agent gets the agent put back first, after what
+ * preceded it at load (a sanitizer's runtime), the script's libraries kept
+ * after it. An environment without PROF_AGENT_RUN_DIR was made apart on
+ * purpose (env -i, a subprocess given a fresh env) and is left alone.
+ *
+ * async-signal-safe: a vfork child (Python's subprocess, posix_spawn)
+ * calls these on its parent's memory. The new environment is built on the
+ * stack; nothing is allocated, locked or logged.
+ */
+#define _GNU_SOURCE
+#include "agent.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/agent_env.h"
+
+extern char **environ;
+
+/* LD_PRELOAD at load, up to and including the agent's entry: what a lost
+ * agent is put back as. "" when the agent was not preloaded (prof
+ * session's dlopen): nothing to follow then. */
+static char preload_mine[2 * PATH_MAX];
+static const char *agent_entry;   /* the agent's entry, within preload_mine */
+
+static int (*real_execve)(const char *, char *const[], char *const[]);
+static int (*real_execvpe)(const char *, char *const[], char *const[]);
+static int (*real_posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			       const posix_spawnattr_t *, char *const[], char *const[]);
+static int (*real_posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+				const posix_spawnattr_t *, char *const[], char *const[]);
+
+static int is_sep(char c)
+{
+	return c == ':' || c == ' ';   /* ld.so splits LD_PRELOAD on both */
+}
+
+/* The entry of list (ld.so's separators) equal to name, or NULL. */
+static const char *entry_in(const char *list, const char *name, size_t n)
+{
+	for (const char *p = list; p && *p;) {
+		while (is_sep(*p))
+			p++;
+		const char *e = p;
+		while (*e && !is_sep(*e))
+			e++;
+		if ((size_t)(e - p) == n && memcmp(p, name, n) == 0)
+			return p;
+		p = e;
+	}
+	return NULL;
+}
+
+/* libc's functions, found at load (dlsym is no call for a vfork child);
+ * again at the call if the program execs before the agent's constructor
+ * has run (another library's constructor). */
+static void resolve(void)
+{
+	if (!real_execve)
+		real_execve = dlsym(RTLD_NEXT, "execve");
+	if (!real_execvpe)
+		real_execvpe = dlsym(RTLD_NEXT, "execvpe");
+	if (!real_posix_spawn)
+		real_posix_spawn = dlsym(RTLD_NEXT, "posix_spawn");
+	if (!real_posix_spawnp)
+		real_posix_spawnp = dlsym(RTLD_NEXT, "posix_spawnp");
+}
+
+/* At load, prof's run or not: the wrappers must reach libc either way. */
+void agent_exec_init(void)
+{
+	Dl_info self;
+	const char *pre = getenv("LD_PRELOAD");
+	resolve();
+	if (!getenv(PROF_AGENT_RUN_DIR) || !pre || !dladdr((void *)agent_exec_init, &self) || !self.dli_fname)
+		return;
+	size_t n = strlen(self.dli_fname);
+	const char *at = entry_in(pre, self.dli_fname, n);
+	if (!at || (size_t)(at - pre) + n >= sizeof preload_mine)
+		return;
+	memcpy(preload_mine, pre, (size_t)(at - pre) + n);
+	preload_mine[(at - pre) + n] = '\0';
+	agent_entry = preload_mine + (at - pre);
+}
+
+static const char *env_value(char *const envp[], const char *name, size_t n)
+{
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+static size_t env_count(char *const envp[])
+{
+	size_t n = 0;
+	while (envp && envp[n])
+		n++;
+	return n;
+}
+
+/* Whether envp is prof's with the agent gone from its LD_PRELOAD. */
+static int needs_agent(char *const envp[])
+{
+	if (!agent_entry || !env_value(envp, PROF_AGENT_RUN_DIR, strlen(PROF_AGENT_RUN_DIR)))
+		return 0;
+	const char *pre = env_value(envp, "LD_PRELOAD", 10);
+	return !entry_in(pre, agent_entry, strlen(agent_entry));
+}
+
+/* envp with LD_PRELOAD=<preload_mine>[:<its own>] into out (n + 2 slots),
+ * the value into buf (preload_len(envp) bytes). */
+static size_t preload_len(char *const envp[])
+{
+	const char *pre = env_value(envp, "LD_PRELOAD", 10);
+	return sizeof "LD_PRELOAD=" + strlen(preload_mine) + 1 + (pre ? strlen(pre) : 0);
+}
+
+static void with_agent(char *const envp[], char **out, char *buf)
+{
+	const char *pre = env_value(envp, "LD_PRELOAD", 10);
+	char *p = buf;
+	memcpy(p, "LD_PRELOAD=", 11);
+	p += 11;
+	size_t m = strlen(preload_mine);
+	memcpy(p, preload_mine, m);
+	p += m;
+	if (pre && *pre) {
+		*p++ = ':';
+		size_t k = strlen(pre);
+		memcpy(p, pre, k);
+		p += k;
+	}
+	*p = '\0';
+	size_t j = 0;
+	out[j++] = buf;
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!(strncmp(envp[i], "LD_PRELOAD", 10) == 0 && envp[i][10] == '='))
+			out[j++] = envp[i];
+	out[j] = NULL;
+}
+
+/* Declares `use`, envp itself or a copy with the agent back, on this
+ * frame (the exec or spawn below must run before it returns). */
+#define WITH_AGENT(envp, use)							\
+	int need_ = needs_agent(envp);						\
+	size_t cnt_ = need_ ? env_count(envp) + 2 : 1;				\
+	size_t len_ = need_ ? preload_len(envp) : 1;				\
+	char *vec_[cnt_];							\
+	char buf_[len_];							\
+	char *const *use = envp;						\
+	if (need_) {								\
+		with_agent(envp, vec_, buf_);					\
+		use = vec_;							\
+	}
+
+__attribute__((visibility("default")))
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	WITH_AGENT(envp, use);
+	if (!real_execve)
+		resolve();
+	if (real_execve)
+		return real_execve(path, argv, use);
+	return (int)syscall(SYS_execve, path, argv, use);
+}
+
+__attribute__((visibility("default")))
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	WITH_AGENT(envp, use);
+	if (!real_execvpe)
+		resolve();
+	if (!real_execvpe) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_execvpe(file, argv, use);
+}
+
+__attribute__((visibility("default")))
+int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+__attribute__((visibility("default")))
+int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+/* How many arguments execl's list holds before its NULL, the first
+ * (already taken) counted. */
+static size_t va_count(va_list ap)
+{
+	size_t n = 1;
+	while (va_arg(ap, const char *))
+		n++;
+	return n;
+}
+
+static void va_fill(char **argv, const char *first, size_t n, va_list ap)
+{
+	argv[0] = (char *)first;
+	for (size_t i = 1; i <= n; i++)   /* the NULL included */
+		argv[i] = va_arg(ap, char *);
+}
+
+/* execl's list (arg, ..., NULL[, envp]) as a vector, then the exec:
+ * searched on PATH or not, in envp or environ. */
+static int exec_list(const char *to, int search, int has_env, const char *arg, va_list ap)
+{
+	va_list count;
+	va_copy(count, ap);
+	size_t n = va_count(count);
+	va_end(count);
+	char *argv[n + 1];
+	va_fill(argv, arg, n, ap);
+	char *const *envp = has_env ? va_arg(ap, char *const *) : environ;
+	return search ? execvpe(to, argv, envp) : execve(to, argv, envp);
+}
+
+__attribute__((visibility("default")))
+int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int rc = exec_list(path, 0, 0, arg, ap);
+	va_end(ap);
+	return rc;
+}
+
+__attribute__((visibility("default")))
+int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int rc = exec_list(file, 1, 0, arg, ap);
+	va_end(ap);
+	return rc;
+}
+
+__attribute__((visibility("default")))
+int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int rc = exec_list(path, 0, 1, arg, ap);
+	va_end(ap);
+	return rc;
+}
+
+__attribute__((visibility("default")))
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	if (!real_posix_spawn)
+		resolve();
+	if (!real_posix_spawn)
+		return ENOSYS;
+	WITH_AGENT(envp, use);
+	return real_posix_spawn(pid, path, fa, attr, argv, use);
+}
+
+__attribute__((visibility("default")))
+int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	if (!real_posix_spawnp)
+		resolve();
+	if (!real_posix_spawnp)
+		return ENOSYS;
+	WITH_AGENT(envp, use);
+	return real_posix_spawnp(pid, file, fa, attr, argv, use);
+}
