@@ -50,6 +50,7 @@
 #include "run/dynamic.h"
 #include "run/info.h"
 #include "run/notices.h"
+#include "run/outside.h"
 #include "run/rundir.h"
 #include "run/windows.h"
 
@@ -157,7 +158,7 @@ struct run_ctx {
 	const char *dynamic_dir;
 	struct dyn_watch dyn;
 	struct run_notices notices;   /* what the processes asked to say */
-	bool steps_seen;              /* the parse saw steps (a no-steps notice is moot) */
+	int steps_seen;               /* the parse saw steps: 1, none: 0, no parse: -1 */
 	struct win_queue win;         /* a result per window (run/windows.h) */
 	/* prof session: the Python process that started prof and profiles
 	 * itself (share/prof/python/prof); 0 under prof run. */
@@ -783,7 +784,7 @@ static void run_report_notices(const struct run_ctx *r)
 {
 	for (size_t i = 0; i < r->notices.n; i++) {
 		const struct run_notice *n = &r->notices.v[i];
-		if (run_notice_moot(n->text, r->steps_seen))
+		if (run_notice_moot(n->text, r->steps_seen > 0))
 			continue;
 		char who[64];
 		if (n->processes > 1)
@@ -796,6 +797,9 @@ static void run_report_notices(const struct run_ctx *r)
 	if (r->notices.dropped)
 		fprintf(stderr, "prof: %zu more notes in %s/%s/agent-*.log\n", r->notices.dropped,
 			r->rd.path, PROF_LOG_DIR);
+	const char *outside = r->session ? NULL : run_outside_tree(r->cmd[0], r->steps_seen);
+	if (outside)
+		fprintf(stderr, "prof: note: %s\n", outside);
 }
 
 /* With `archive`: packs the run directory next to itself. */
@@ -1032,6 +1036,7 @@ static int run_main(int argc, char **argv, bool session)
 		r.cmd = r.program_argv = run_program_argv(r.program);
 	r.dynamic_dir = a.dynamic_dir;
 	r.sig.fd = -1;
+	r.steps_seen = -1;   /* until the parse says */
 	r.rd.fd = r.rd.raw_fd = r.rd.launcher_fd = -1;
 	/* The first of the two pairs that estimate the TSC rate: the setup
 	 * below runs while the clocks drift apart. */

@@ -160,6 +160,29 @@ class TreeAndSignals(LauncherCase):
         with open(late) as f:   # written before prof returned
             self.assertEqual(f.read(), "late\n")
 
+    def test_launcher_outside_the_tree_said(self):
+        """`prof run -- srun ...` records srun, not the tasks slurmd starts:
+        said at the end, with where prof goes instead (here a stand-in
+        srun that runs its command locally)."""
+        srun = os.path.join(self.tmp, "srun")
+        with open(srun, "w") as f:
+            f.write('#!/bin/sh\nexec "$@"\n')
+        os.chmod(srun, 0o755)
+        r = self.prof_run([srun, workload("tx_steps"), "2", "1"])
+        self.assertEqual(r.rc, 0, r.stderr)
+        notes = [l for l in r.stderr.splitlines() if l.startswith("prof: note:")]
+        self.assertEqual(len(notes), 1, r.stderr)
+        self.assertIn("srun runs its tasks under slurmd, not under prof: put prof inside, "
+                      "`srun ... prof run -o DIR -- CMD`", notes[0])
+        # MPI's launchers start their local ranks under prof: said only when
+        # no step was seen
+        mpirun = os.path.join(self.tmp, "mpirun")
+        os.rename(srun, mpirun)
+        r = self.prof_run([mpirun, workload("tx_steps"), "2", "1"])
+        self.assertNotIn("prof: note:", r.stderr)
+        r = self.prof_run([mpirun, "true"])
+        self.assertIn("mpirun's ranks on other machines are not under prof", r.stderr)
+
     def test_child_environment(self):
         env = {"PROF_AGENT_STALE": "1", "LD_PRELOAD": "", "KEEP_ME": "yes"}
         r = self.run_cmd(["sh", "-c", "env"], env=env)

@@ -2,6 +2,8 @@
  * Notices (lib/run/notices.c): the lines holding "notice: " in the agents'
  * logs, each distinct text once, in log-name order, with the first pid
  * and how many processes said it; past RUN_NOTICES_MAX texts are counted.
+ * Which are moot in a run that stepped, and the note on a command whose
+ * work runs outside prof's tree (lib/run/outside.c).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "run/notices.h"
+#include "run/outside.h"
 #include "unit/unit.h"
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -67,9 +70,36 @@ static void test_cap(void)
 	run_notices_free(&ns);
 }
 
+/* The hooks' "no steps were seen" speaks of its own process: unsaid
+ * when others stepped; every other notice stands. */
+static void test_moot(void)
+{
+	const char *none = "no steps were seen: this process never stepped a torch.optim optimizer";
+	CHECK(run_notice_moot(none, 1));
+	CHECK(!run_notice_moot(none, 0));
+	CHECK(!run_notice_moot("prof stepped aside for torch.profiler", 1));
+	CHECK(!run_notice_moot("this process imported torch without prof's Python hooks", 1));
+}
+
+static void test_outside(void)
+{
+	CHECK_CONTAINS(run_outside_tree("srun", 0), "srun ... prof run -o DIR -- CMD");
+	CHECK_CONTAINS(run_outside_tree("/usr/bin/srun", 1), "slurmd");
+	CHECK_CONTAINS(run_outside_tree("docker", 1), "inside the container");
+	CHECK(run_outside_tree("python3", 0) == NULL);
+	CHECK(run_outside_tree("sruns", 0) == NULL);
+	/* MPI starts its local ranks under prof: said only when none stepped */
+	CHECK(run_outside_tree("mpirun", 1) == NULL);
+	CHECK(run_outside_tree("mpirun", -1) == NULL);   /* not parsed: not known */
+	CHECK_CONTAINS(run_outside_tree("/opt/mpi/bin/mpirun", 0), "other machines");
+	CHECK(run_outside_tree(NULL, 0) == NULL);
+}
+
 int main(void)
 {
 	test_collect();
 	test_cap();
+	test_moot();
+	test_outside();
 	return unit_done();
 }
