@@ -717,6 +717,20 @@ static void run_session_loop(struct run_ctx *r)
 }
 
 /* profiler_info.json, complete: end pair, precise rate, status, totals. */
+/* Programs started apart from prof's environment (agent_exec.c), among
+ * the processes' notices. */
+static void run_note_apart(struct run_ctx *r)
+{
+	char path[128], note[512];
+	int pid;
+	uint32_t n = rundir_execs_apart(&r->rd, path, sizeof path, &pid);
+	if (!n)
+		return;
+	run_apart_note(note, sizeof note, path, n);
+	if (run_notices_add(&r->notices, note, strlen(note), pid))
+		fprintf(stderr, "prof: note: %s\n", note);   /* out of memory: said all the same */
+}
+
 static void run_finish_info(struct run_ctx *r, int exit_code, int sig)
 {
 	static char signame[32];
@@ -735,8 +749,10 @@ static void run_finish_info(struct run_ctx *r, int exit_code, int sig)
 	e->totals_ok = raw && raw_totals_of_dir(raw, &e->totals) == 0;
 	free(raw);
 	e->storage_limit_reached = rundir_budget_reached(&r->rd, NULL);
-	if (run_notices_collect(r->rd.path, &r->notices) == 0)
+	if (run_notices_collect(r->rd.path, &r->notices) == 0) {
+		run_note_apart(r);
 		e->notices = &r->notices;
+	}
 	if (r->rd.control)
 		e->streams_no_space = __atomic_load_n(&r->rd.control->streams_no_space,
 						      __ATOMIC_RELAXED);

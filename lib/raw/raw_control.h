@@ -3,8 +3,9 @@
  * launcher creates and every agent maps. It switches recording on and off
  * across the whole process tree (--delay, --duration) with one load on the
  * agent's hot path and no signal or socket. Agents map it read-write for
- * one field only, the shared counter raw_used_bytes; every other field is
- * written by the launcher alone.
+ * the counters they share (raw_used_bytes, streams_no_space, execs_apart
+ * and the first such exec's name); every other field is written by the
+ * launcher alone.
  */
 #ifndef PROF_RAW_CONTROL_H
 #define PROF_RAW_CONTROL_H
@@ -55,6 +56,14 @@ struct raw_control {
 	/* The request's warm-up steps, before its dyn_active recorded ones
 	 * (inside the seqlock too). */
 	uint32_t dyn_warmup;
+	/* Programs a profiled process started with an environment of its own,
+	 * without prof's variables (env -i, a subprocess given a fresh env):
+	 * not recorded, and said at the end of the run. Agents add to the
+	 * count (atomic); the one that made it 1 names the program and its
+	 * pid (platform/agent/agent_exec.c). */
+	uint32_t execs_apart;
+	int32_t exec_apart_pid;
+	char exec_apart_path[96];
 };
 
 #endif

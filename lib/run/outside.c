@@ -1,5 +1,7 @@
 #include "run/outside.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 struct outside {
@@ -40,4 +42,16 @@ const char *run_outside_tree(const char *cmd0, int steps_seen)
 			return outside[i].only_without_steps && steps_seen != 0 ? NULL :
 				outside[i].say;
 	return NULL;
+}
+
+void run_apart_note(char *buf, size_t len, const char *path, uint32_t n)
+{
+	char more[64] = "";
+	if (n > 1)
+		snprintf(more, sizeof more, ", nor %" PRIu32 " other program%s started so", n - 1,
+			 n > 2 ? "s" : "");
+	snprintf(buf, len, "%s was started with an environment of its own, without prof's "
+		 "variables (env -i, a subprocess given env=...): it is not recorded%s; pass the "
+		 "environment on (env=dict(os.environ, ...)) to record it", *path ? path : "a program",
+		 more);
 }

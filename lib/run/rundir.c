@@ -261,6 +261,20 @@ bool rundir_budget_reached(const struct rundir *rd, uint64_t *used)
 	return rd->control && budget_reached(rd->control, used);
 }
 
+uint32_t rundir_execs_apart(const struct rundir *rd, char *path, size_t len, int *pid)
+{
+	const struct raw_control *c = rd->control;
+	if (len)
+		*path = '\0';
+	*pid = 0;
+	uint32_t n = c ? __atomic_load_n(&c->execs_apart, __ATOMIC_ACQUIRE) : 0;
+	if (n) {
+		snprintf(path, len, "%.*s", (int)sizeof c->exec_apart_path, c->exec_apart_path);
+		*pid = __atomic_load_n(&c->exec_apart_pid, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
 int rundir_budget_of(const char *run_dir, uint64_t *budget)
 {
 	*budget = 0;

@@ -65,6 +65,11 @@ void rundir_set_budget(struct rundir *rd, uint64_t bytes);
  * (some stream then stopped recording); *used gets the bytes asked for. */
 bool rundir_budget_reached(const struct rundir *rd, uint64_t *used);
 
+/* How many programs the run's processes started with an environment
+ * without prof's variables (raw_control.execs_apart), and the first's
+ * path and pid (path "" when the page does not say). */
+uint32_t rundir_execs_apart(const struct rundir *rd, char *path, size_t len, int *pid);
+
 /* The same read from a run directory's raw/control (the parse): 1 reached,
  * 0 not or no budget, with *budget the limit (0: none); -1 unreadable. */
 int rundir_budget_of(const char *run_dir, uint64_t *budget);

@@ -8,7 +8,8 @@
  * LD_PRELOAD has lost the agent gets the agent put back first, after what
  * preceded it at load (a sanitizer's runtime), the script's libraries kept
  * after it. An environment without PROF_AGENT_RUN_DIR was made apart on
- * purpose (env -i, a subprocess given a fresh env) and is left alone.
+ * purpose (env -i, a subprocess given a fresh env) and is left alone;
+ * the launcher says at the end that such a program went unrecorded.
  *
  * async-signal-safe: a vfork child (Python's subprocess, posix_spawn)
  * calls these on its parent's memory. The new environment is built on the
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/agent_env.h"
+#include "raw/raw_control.h"
 
 extern char **environ;
 
@@ -113,6 +115,51 @@ static size_t env_count(char *const envp[])
 	return n;
 }
 
+/* A program started with an environment of its own, without prof's
+ * variables, goes unrecorded: counted on the control page for the
+ * launcher to say, the first one named. A path counts only when it can
+ * run: Python's subprocess tries execve on each PATH entry in turn. */
+/* Whether a program started apart is one the user would miss: Python,
+ * or anything outside the system's own directories. Python's ctypes runs
+ * /sbin/ldconfig with a fresh environment to find a library; such tools
+ * are no part of the work. */
+static int worth_saying(const char *path)
+{
+	static const char *const system_dirs[] = { "/bin/", "/sbin/", "/usr/bin/",
+						   "/usr/sbin/" };
+	const char *slash = strrchr(path, '/');
+	if (strncmp(slash ? slash + 1 : path, "python", 6) == 0)
+		return 1;
+	if (!slash)
+		return 0;   /* found on PATH: a system tool, mostly */
+	for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++) {
+		size_t n = strlen(system_dirs[i]);
+		if (strncmp(path, system_dirs[i], n) == 0 && !strchr(path + n, '/'))
+			return 0;
+	}
+	return 1;
+}
+
+static void note_apart(const char *path, pid_t pid)
+{
+	struct raw_control *c = (struct raw_control *)agent.ctl;
+	if (!agent.active || !c || !agent.no_space || !path || !worth_saying(path) ||
+	    (strchr(path, '/') && access(path, X_OK) != 0))
+		return;
+	if (__atomic_fetch_add(&c->execs_apart, 1, __ATOMIC_RELAXED) != 0)
+		return;
+	size_t n = strlen(path);
+	if (n >= sizeof c->exec_apart_path)
+		path += n - (sizeof c->exec_apart_path - 1);   /* its end says more */
+	__atomic_store_n(&c->exec_apart_pid, (int32_t)pid, __ATOMIC_RELAXED);
+	strncpy(c->exec_apart_path, path, sizeof c->exec_apart_path - 1);
+}
+
+static int is_apart(char *const envp[])
+{
+	return agent_entry && !env_value(envp, PROF_AGENT_RUN_DIR, strlen(PROF_AGENT_RUN_DIR));
+}
+
 /* Whether envp is prof's with the agent gone from its LD_PRELOAD. */
 static int needs_agent(char *const envp[])
 {
@@ -171,6 +218,8 @@ static void with_agent(char *const envp[], char **out, char *buf)
 __attribute__((visibility("default")))
 int execve(const char *path, char *const argv[], char *const envp[])
 {
+	if (is_apart(envp))
+		note_apart(path, (pid_t)syscall(SYS_getpid));
 	WITH_AGENT(envp, use);
 	if (!real_execve)
 		resolve();
@@ -182,6 +231,8 @@ int execve(const char *path, char *const argv[], char *const envp[])
 __attribute__((visibility("default")))
 int execvpe(const char *file, char *const argv[], char *const envp[])
 {
+	if (is_apart(envp))
+		note_apart(file, (pid_t)syscall(SYS_getpid));
 	WITH_AGENT(envp, use);
 	if (!real_execvpe)
 		resolve();
@@ -274,7 +325,10 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
 	if (!real_posix_spawn)
 		return ENOSYS;
 	WITH_AGENT(envp, use);
-	return real_posix_spawn(pid, path, fa, attr, argv, use);
+	int rc = real_posix_spawn(pid, path, fa, attr, argv, use);
+	if (rc == 0 && is_apart(envp))
+		note_apart(path, pid ? *pid : 0);
+	return rc;
 }
 
 __attribute__((visibility("default")))
@@ -286,5 +340,8 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
 	if (!real_posix_spawnp)
 		return ENOSYS;
 	WITH_AGENT(envp, use);
-	return real_posix_spawnp(pid, file, fa, attr, argv, use);
+	int rc = real_posix_spawnp(pid, file, fa, attr, argv, use);
+	if (rc == 0 && is_apart(envp))
+		note_apart(file, pid ? *pid : 0);
+	return rc;
 }

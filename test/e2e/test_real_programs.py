@@ -409,6 +409,30 @@ class LaunchScript(RealProgram):
         self.assertIn("exec_preload: 5 children", run.stdout)
         self.assertIn("15 steps: 1-5 on each of 5 processes", run.stderr)
 
+    def test_fresh_environment_is_said(self):
+        """A subprocess given an environment of its own (no PROF_AGENT_*) is
+        left alone, as asked, and said: not left to pass for recorded."""
+        tx = workload("tx_steps")
+        # ctypes.util runs /sbin/ldconfig with an environment of its own: a
+        # system tool, no part of the work, not said
+        code = ("import ctypes.util, os, subprocess, sys\n"
+                "ctypes.util.find_library('m')\n"
+                "subprocess.run([%r, '2', '1'], env={'PATH': os.environ['PATH']}, check=True)\n"
+                "subprocess.run(['env', '-i', sys.executable, '-c', ''], check=True)\n"
+                "subprocess.run(['env', '-i', 'true'], check=True)\n"
+                "subprocess.run([%r, '3', '1'], check=True)\n" % (tx, tx))
+        run = self.prof_run("--", PYTHON, "-c", code)
+        self.assertEqual(run.rc, 0, run.stderr)
+        self.assertIn("3 steps", run.stderr)   # the third, given prof's environment
+        notes = [ln for ln in run.stderr.splitlines() if ln.startswith("prof: note")]
+        self.assertEqual(len(notes), 1, run.stderr)
+        self.assertIn("%s was started with an environment of its own, without prof's "
+                      "variables" % tx, notes[0])
+        self.assertIn("nor 1 other program started so", notes[0])
+        st = subprocess.run([PROF, "stats", run.run_dir], capture_output=True, text=True,
+                            timeout=60)
+        self.assertIn("without prof's variables", st.stdout)
+
     def test_pythonpath_set_by_a_launch_script(self):
         lib = os.path.join(self.tmp, "lib")
         os.makedirs(lib)

@@ -93,6 +93,13 @@ static void test_outside(void)
 	CHECK(run_outside_tree("mpirun", -1) == NULL);   /* not parsed: not known */
 	CHECK_CONTAINS(run_outside_tree("/opt/mpi/bin/mpirun", 0), "other machines");
 	CHECK(run_outside_tree(NULL, 0) == NULL);
+	char buf[512];
+	run_apart_note(buf, sizeof buf, "/usr/bin/foo", 1);
+	CHECK_CONTAINS(buf, "/usr/bin/foo was started with an environment of its own");
+	CHECK(strstr(buf, "other program") == NULL);
+	run_apart_note(buf, sizeof buf, "", 3);
+	CHECK_CONTAINS(buf, "a program was started");
+	CHECK_CONTAINS(buf, "nor 2 other programs started so");
 }
 
 int main(void)
