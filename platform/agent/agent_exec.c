@@ -88,7 +88,8 @@ void agent_exec_init(void)
 	Dl_info self;
 	const char *pre = getenv("LD_PRELOAD");
 	resolve();
-	if (!getenv(PROF_AGENT_RUN_DIR) || !pre || !dladdr((void *)agent_exec_init, &self) || !self.dli_fname)
+	if (!getenv(PROF_AGENT_RUN_DIR) || !pre || !dladdr((void *)agent_exec_init, &self) ||
+	    !self.dli_fname)
 		return;
 	size_t n = strlen(self.dli_fname);
 	const char *at = entry_in(pre, self.dli_fname, n);
@@ -115,10 +116,6 @@ static size_t env_count(char *const envp[])
 	return n;
 }
 
-/* A program started with an environment of its own, without prof's
- * variables, goes unrecorded: counted on the control page for the
- * launcher to say, the first one named. A path counts only when it can
- * run: Python's subprocess tries execve on each PATH entry in turn. */
 /* Whether a program started apart is one the user would miss: Python,
  * or anything outside the system's own directories. Python's ctypes runs
  * /sbin/ldconfig with a fresh environment to find a library; such tools
@@ -140,6 +137,10 @@ static int worth_saying(const char *path)
 	return 1;
 }
 
+/* A program started with an environment of its own, without prof's
+ * variables, goes unrecorded: counted on the control page for the
+ * launcher to say, the first one named. A path counts only when it can
+ * run: Python's subprocess tries execve on each PATH entry in turn. */
 static void note_apart(const char *path, pid_t pid)
 {
 	struct raw_control *c = (struct raw_control *)agent.ctl;
@@ -163,20 +164,21 @@ static int is_apart(char *const envp[])
 /* Whether envp is prof's with the agent gone from its LD_PRELOAD. */
 static int needs_agent(char *const envp[])
 {
-	if (!agent_entry || !env_value(envp, PROF_AGENT_RUN_DIR, strlen(PROF_AGENT_RUN_DIR)))
+	if (!agent_entry || is_apart(envp))
 		return 0;
 	const char *pre = env_value(envp, "LD_PRELOAD", 10);
 	return !entry_in(pre, agent_entry, strlen(agent_entry));
 }
 
-/* envp with LD_PRELOAD=<preload_mine>[:<its own>] into out (n + 2 slots),
- * the value into buf (preload_len(envp) bytes). */
+/* The bytes with_agent's LD_PRELOAD entry takes, its NUL included. */
 static size_t preload_len(char *const envp[])
 {
 	const char *pre = env_value(envp, "LD_PRELOAD", 10);
 	return sizeof "LD_PRELOAD=" + strlen(preload_mine) + 1 + (pre ? strlen(pre) : 0);
 }
 
+/* envp with LD_PRELOAD=<preload_mine>[:<its own>] into out (n + 2 slots),
+ * the entry into buf (preload_len(envp) bytes). */
 static void with_agent(char *const envp[], char **out, char *buf)
 {
 	const char *pre = env_value(envp, "LD_PRELOAD", 10);
