@@ -213,8 +213,9 @@ void agent_rank_init(void);
  * without prof's hooks. */
 void agent_python_init(void);
 /* agent_exec.c: the exec and spawn calls put the agent back into an
- * LD_PRELOAD a launch script replaced; at load, before anything else. */
-void agent_exec_init(void);
+ * LD_PRELOAD a launch script replaced; at load, before anything else
+ * (-1: this agent is not found in LD_PRELOAD, so it cannot be put back). */
+int agent_exec_init(void);
 void agent_python_exit_check(void);
 /* is_rank, again, once the rank is known late (agent_sched.c): a listed
  * rank records from here (a RECORDING record on this thread's stream). */

@@ -82,22 +82,26 @@ static void resolve(void)
 		real_posix_spawnp = dlsym(RTLD_NEXT, "posix_spawnp");
 }
 
-/* At load, prof's run or not: the wrappers must reach libc either way. */
-void agent_exec_init(void)
+/* At load, prof's run or not: the wrappers must reach libc either way.
+ * -1 when the agent, under prof, cannot tell its own LD_PRELOAD entry
+ * (said by agent_init once the log is set up). */
+int agent_exec_init(void)
 {
 	Dl_info self;
 	const char *pre = getenv("LD_PRELOAD");
 	resolve();
-	if (!getenv(PROF_AGENT_RUN_DIR) || !pre || !dladdr((void *)agent_exec_init, &self) ||
-	    !self.dli_fname)
-		return;
+	if (!getenv(PROF_AGENT_RUN_DIR) || !pre || !*pre)
+		return 0;   /* not prof's run, or loaded by prof session's dlopen */
+	if (!dladdr((void *)agent_exec_init, &self) || !self.dli_fname)
+		return -1;
 	size_t n = strlen(self.dli_fname);
 	const char *at = entry_in(pre, self.dli_fname, n);
 	if (!at || (size_t)(at - pre) + n >= sizeof preload_mine)
-		return;
+		return -1;
 	memcpy(preload_mine, pre, (size_t)(at - pre) + n);
 	preload_mine[(at - pre) + n] = '\0';
 	agent_entry = preload_mine + (at - pre);
+	return 0;
 }
 
 static const char *env_value(char *const envp[], const char *name, size_t n)

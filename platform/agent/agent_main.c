@@ -289,11 +289,15 @@ static void configure(const char *run_dir)
 __attribute__((constructor))
 static void agent_init(void)
 {
-	agent_exec_init();
+	int follow = agent_exec_init();
 	const char *run_dir = getenv(PROF_AGENT_RUN_DIR);
 	if (!run_dir || !*run_dir)
 		return;
 	configure(run_dir);
+	if (follow < 0)
+		agent_log("the agent cannot find itself in LD_PRELOAD (%s): a process started "
+			  "after a launch script replaces LD_PRELOAD will not be recorded",
+			  getenv("LD_PRELOAD"));
 	agent_python_init();
 	map_control();
 	agent.active = 1;
