@@ -716,7 +716,6 @@ static void run_session_loop(struct run_ctx *r)
 	}
 }
 
-/* profiler_info.json, complete: end pair, precise rate, status, totals. */
 /* Programs started apart from prof's environment (agent_exec.c), among
  * the processes' notices. */
 static void run_note_apart(struct run_ctx *r)
@@ -731,6 +730,7 @@ static void run_note_apart(struct run_ctx *r)
 		fprintf(stderr, "prof: note: %s\n", note);   /* out of memory: said all the same */
 }
 
+/* profiler_info.json, complete: end pair, precise rate, status, totals. */
 static void run_finish_info(struct run_ctx *r, int exit_code, int sig)
 {
 	static char signame[32];

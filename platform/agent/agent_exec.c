@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/agent_env.h"
+#include "common/env_list.h"
 #include "raw/raw_control.h"
 
 extern char **environ;
@@ -39,33 +40,15 @@ extern char **environ;
 static char preload_mine[2 * PATH_MAX];
 static const char *agent_entry;   /* the agent's entry, within preload_mine */
 
-static int (*real_execve)(const char *, char *const[], char *const[]);
-static int (*real_execvpe)(const char *, char *const[], char *const[]);
-static int (*real_posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-			       const posix_spawnattr_t *, char *const[], char *const[]);
-static int (*real_posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-				const posix_spawnattr_t *, char *const[], char *const[]);
+typedef int exec_fn(const char *, char *const[], char *const[]);
+typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		     const posix_spawnattr_t *, char *const[], char *const[]);
 
-static int is_sep(char c)
-{
-	return c == ':' || c == ' ';   /* ld.so splits LD_PRELOAD on both */
-}
+static exec_fn *real_execve, *real_execvpe;
+static spawn_fn *real_posix_spawn, *real_posix_spawnp;
 
-/* The entry of list (ld.so's separators) equal to name, or NULL. */
-static const char *entry_in(const char *list, const char *name, size_t n)
-{
-	for (const char *p = list; p && *p;) {
-		while (is_sep(*p))
-			p++;
-		const char *e = p;
-		while (*e && !is_sep(*e))
-			e++;
-		if ((size_t)(e - p) == n && memcmp(p, name, n) == 0)
-			return p;
-		p = e;
-	}
-	return NULL;
-}
+/* ld.so splits LD_PRELOAD on both */
+#define PRELOAD_SEPS ": "
 
 /* libc's functions, found at load (dlsym is no call for a vfork child);
  * again at the call if the program execs before the agent's constructor
@@ -95,21 +78,13 @@ int agent_exec_init(void)
 	if (!dladdr((void *)agent_exec_init, &self) || !self.dli_fname)
 		return -1;
 	size_t n = strlen(self.dli_fname);
-	const char *at = entry_in(pre, self.dli_fname, n);
+	const char *at = env_list_find(pre, PRELOAD_SEPS, self.dli_fname, n);
 	if (!at || (size_t)(at - pre) + n >= sizeof preload_mine)
 		return -1;
 	memcpy(preload_mine, pre, (size_t)(at - pre) + n);
 	preload_mine[(at - pre) + n] = '\0';
 	agent_entry = preload_mine + (at - pre);
 	return 0;
-}
-
-static const char *env_value(char *const envp[], const char *name, size_t n)
-{
-	for (size_t i = 0; envp && envp[i]; i++)
-		if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
-			return envp[i] + n + 1;
-	return NULL;
 }
 
 static size_t env_count(char *const envp[])
@@ -160,24 +135,27 @@ static void note_apart(const char *path, pid_t pid)
 	strncpy(c->exec_apart_path, path, sizeof c->exec_apart_path - 1);
 }
 
-static int is_apart(char *const envp[])
-{
-	return agent_entry && !env_value(envp, PROF_AGENT_RUN_DIR, strlen(PROF_AGENT_RUN_DIR));
-}
+/* What an exec's environment asks of the agent. */
+enum env_state {
+	ENV_AS_IS,       /* prof's with the agent in it, or the agent follows nothing */
+	ENV_APART,       /* without prof's variables: left alone, counted */
+	ENV_AGENT_LOST,  /* prof's, but LD_PRELOAD lost the agent: put back */
+};
 
-/* Whether envp is prof's with the agent gone from its LD_PRELOAD. */
-static int needs_agent(char *const envp[])
+static enum env_state env_state(char *const envp[])
 {
-	if (!agent_entry || is_apart(envp))
-		return 0;
-	const char *pre = env_value(envp, "LD_PRELOAD", 10);
-	return !entry_in(pre, agent_entry, strlen(agent_entry));
+	if (!agent_entry)
+		return ENV_AS_IS;
+	if (!env_get(envp, PROF_AGENT_RUN_DIR))
+		return ENV_APART;
+	return env_list_find(env_get(envp, "LD_PRELOAD"), PRELOAD_SEPS, agent_entry,
+			     strlen(agent_entry)) ? ENV_AS_IS : ENV_AGENT_LOST;
 }
 
 /* The bytes with_agent's LD_PRELOAD entry takes, its NUL included. */
 static size_t preload_len(char *const envp[])
 {
-	const char *pre = env_value(envp, "LD_PRELOAD", 10);
+	const char *pre = env_get(envp, "LD_PRELOAD");
 	return sizeof "LD_PRELOAD=" + strlen(preload_mine) + 1 + (pre ? strlen(pre) : 0);
 }
 
@@ -185,7 +163,7 @@ static size_t preload_len(char *const envp[])
  * the entry into buf (preload_len(envp) bytes). */
 static void with_agent(char *const envp[], char **out, char *buf)
 {
-	const char *pre = env_value(envp, "LD_PRELOAD", 10);
+	const char *pre = env_get(envp, "LD_PRELOAD");
 	char *p = buf;
 	memcpy(p, "LD_PRELOAD=", 11);
 	p += 11;
@@ -202,15 +180,16 @@ static void with_agent(char *const envp[], char **out, char *buf)
 	size_t j = 0;
 	out[j++] = buf;
 	for (size_t i = 0; envp && envp[i]; i++)
-		if (!(strncmp(envp[i], "LD_PRELOAD", 10) == 0 && envp[i][10] == '='))
+		if (!env_is(envp[i], "LD_PRELOAD", 10))
 			out[j++] = envp[i];
 	out[j] = NULL;
 }
 
-/* Declares `use`, envp itself or a copy with the agent back, on this
- * frame (the exec or spawn below must run before it returns). */
-#define WITH_AGENT(envp, use)							\
-	int need_ = needs_agent(envp);						\
+/* Declares `use`: envp itself, or (state ENV_AGENT_LOST) a copy with the
+ * agent back, on this frame (the exec or spawn must run before it
+ * returns). */
+#define WITH_AGENT(state, envp, use)						\
+	int need_ = (state) == ENV_AGENT_LOST;					\
 	size_t cnt_ = need_ ? env_count(envp) + 2 : 1;				\
 	size_t len_ = need_ ? preload_len(envp) : 1;				\
 	char *vec_[cnt_];							\
@@ -221,32 +200,54 @@ static void with_agent(char *const envp[], char **out, char *buf)
 		use = vec_;							\
 	}
 
+/* exec through fn (NULL: not found in libc) with the agent kept. */
+static int exec_via(exec_fn *fn, const char *file, char *const argv[], char *const envp[])
+{
+	enum env_state st = env_state(envp);
+	if (st == ENV_APART)
+		note_apart(file, (pid_t)syscall(SYS_getpid));
+	WITH_AGENT(st, envp, use);
+	if (fn)
+		return fn(file, argv, use);
+	errno = ENOSYS;
+	return -1;
+}
+
+/* posix_spawn or posix_spawnp through fn, the same way. */
+static int spawn_via(spawn_fn *fn, pid_t *pid, const char *file,
+		     const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+		     char *const argv[], char *const envp[])
+{
+	if (!fn)
+		return ENOSYS;
+	enum env_state st = env_state(envp);
+	WITH_AGENT(st, envp, use);
+	int rc = fn(pid, file, fa, attr, argv, use);
+	if (rc == 0 && st == ENV_APART)
+		note_apart(file, pid ? *pid : 0);
+	return rc;
+}
+
+/* The raw system call when libc's execve cannot be found. */
+static int sys_execve(const char *path, char *const argv[], char *const envp[])
+{
+	return (int)syscall(SYS_execve, path, argv, envp);
+}
+
 __attribute__((visibility("default")))
 int execve(const char *path, char *const argv[], char *const envp[])
 {
-	if (is_apart(envp))
-		note_apart(path, (pid_t)syscall(SYS_getpid));
-	WITH_AGENT(envp, use);
 	if (!real_execve)
 		resolve();
-	if (real_execve)
-		return real_execve(path, argv, use);
-	return (int)syscall(SYS_execve, path, argv, use);
+	return exec_via(real_execve ? real_execve : sys_execve, path, argv, envp);
 }
 
 __attribute__((visibility("default")))
 int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	if (is_apart(envp))
-		note_apart(file, (pid_t)syscall(SYS_getpid));
-	WITH_AGENT(envp, use);
 	if (!real_execvpe)
 		resolve();
-	if (!real_execvpe) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return real_execvpe(file, argv, use);
+	return exec_via(real_execvpe, file, argv, envp);
 }
 
 __attribute__((visibility("default")))
@@ -328,13 +329,7 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
 {
 	if (!real_posix_spawn)
 		resolve();
-	if (!real_posix_spawn)
-		return ENOSYS;
-	WITH_AGENT(envp, use);
-	int rc = real_posix_spawn(pid, path, fa, attr, argv, use);
-	if (rc == 0 && is_apart(envp))
-		note_apart(path, pid ? *pid : 0);
-	return rc;
+	return spawn_via(real_posix_spawn, pid, path, fa, attr, argv, envp);
 }
 
 __attribute__((visibility("default")))
@@ -343,11 +338,5 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
 {
 	if (!real_posix_spawnp)
 		resolve();
-	if (!real_posix_spawnp)
-		return ENOSYS;
-	WITH_AGENT(envp, use);
-	int rc = real_posix_spawnp(pid, file, fa, attr, argv, use);
-	if (rc == 0 && is_apart(envp))
-		note_apart(file, pid ? *pid : 0);
-	return rc;
+	return spawn_via(real_posix_spawnp, pid, file, fa, attr, argv, envp);
 }

@@ -19,22 +19,10 @@
 #include <string.h>
 
 #include "common/agent_env.h"
+#include "common/env_list.h"
 
 static int py_expected;     /* PROF_AGENT_PYTHON_DIR set: the hooks are wanted */
 static int py_hooks_seen;   /* the hooks called in (a fork child keeps it) */
-
-/* Whether the ':'-separated list holds dir as an entry of its own. */
-static int path_has(const char *list, const char *dir)
-{
-	size_t n = strlen(dir);
-	for (const char *p = list; p && *p;) {
-		const char *end = strchrnul(p, ':');
-		if ((size_t)(end - p) == n && memcmp(p, dir, n) == 0)
-			return 1;
-		p = *end ? end + 1 : end;
-	}
-	return 0;
-}
 
 /* Only Python reads PYTHONPATH: other processes that lost the directory
  * (the shell that set it) are mended for their children without a word. */
@@ -50,7 +38,7 @@ void agent_python_init(void)
 		return;
 	py_expected = 1;
 	const char *old = getenv("PYTHONPATH");
-	if (path_has(old, dir))
+	if (env_list_find(old, ":", dir, strlen(dir)))
 		return;
 	char *both = NULL;
 	int rc = old && *old ? (asprintf(&both, "%s:%s", dir, old) < 0 ? -ENOMEM : 0) : 0;

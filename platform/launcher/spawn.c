@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/agent_env.h"
+#include "common/env_list.h"
 
 #define SPAWN_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 
@@ -89,16 +90,12 @@ static char *spawn_env_pair(const char *name, const char *first, const char *sep
 
 static int spawn_env_is(const char *e, const char *name)
 {
-	size_t n = strlen(name);
-	return strncmp(e, name, n) == 0 && e[n] == '=';
+	return env_is(e, name, strlen(name));
 }
 
 const char *spawn_env_get(char *const *env, const char *name)
 {
-	for (; env && *env; env++)
-		if (spawn_env_is(*env, name))
-			return *env + strlen(name) + 1;
-	return NULL;
+	return env_get(env, name);
 }
 
 void spawn_env_free(char **env)
