@@ -5,7 +5,7 @@
  * forks FORKS children one after another. Each child counts the mappings
  * of the parent's raw streams it inherited (/proc/self/maps lines under
  * PROF_AGENT_RUN_DIR, but for the control page and its own streams),
- * marks "child" and exits with that count (at most 100). Prints "forks F inherited I" (I: the children's mappings, summed)
+ * resumes recording (the pause it may inherit), marks "child" and exits with that count (at most 100). Prints "forks F inherited I" (I: the children's mappings, summed)
  * and exits 1 when a child did not exit normally.
  */
 #include <prof/prof_tx.h>
@@ -72,6 +72,9 @@ int main(int argc, char **argv)
 			return 2;
 		if (pid == 0) {
 			int n = inherited_maps();
+			/* the switcher may have paused the parent (prof_stop) just
+			 * before the fork, and the child inherits the pause */
+			prof_start();
 			prof_mark("child");
 			exit(n > 100 ? 100 : n);
 		}
