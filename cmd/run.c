@@ -37,6 +37,7 @@
 #include "config/config.h"
 #include "launcher/embed_cache.h"
 #include "launcher/launcher_device.h"
+#include "launcher/linger.h"
 #include "launcher/procfs.h"
 #include "launcher/sampler.h"
 #include "launcher/selfpath.h"
@@ -154,6 +155,7 @@ struct run_ctx {
 	struct launcher_device dev;   /* NVML */
 	int status;           /* the direct child's wait status */
 	bool have_status;
+	struct linger_state linger; /* what CMD left running once it ended */
 	uint64_t delay_end, duration_end;  /* CLOCK_MONOTONIC ns; 0: none */
 	const char *dynamic_dir;
 	struct dyn_watch dyn;
@@ -182,12 +184,15 @@ static void run_usage(FILE *out)
 		"job control reach both as one job, as without prof. A signal sent to\n"
 		"prof alone (INT, TERM, HUP, QUIT, USR1, USR2, by kill) goes on to CMD's\n"
 		"processes in that group (to every descendant once none is left there);\n"
-		"the terminal's own signals reach CMD directly and are not sent again.\n"
+		"the terminal's own signals reach CMD directly and are not sent again,\n"
+		"unless none of CMD's processes is left in the group (setsid, daemons).\n"
 		"prof waits for every descendant, even one in a session of its own: a\n"
-		"process CMD leaves running keeps prof waiting. prof exits with CMD's\n"
-		"status; when CMD was killed by signal N, prof finishes its work (the\n"
-		"run's end, the parse) and then dies of signal N itself, core dumps off:\n"
-		"a shell sees $? = 128+N and stops a loop at Ctrl-C, as without prof.\n"
+		"process CMD leaves running keeps prof waiting, and prof names it 2 s\n"
+		"after CMD ended; a Ctrl-C then stops it, a second one kills it.\n"
+		"prof exits with CMD's status; when CMD was killed by signal N, prof\n"
+		"finishes its work (the run's end, the parse) and then dies of signal N\n"
+		"itself, core dumps off: a shell sees $? = 128+N and stops a loop at\n"
+		"Ctrl-C, as without prof.\n"
 		"\nOptions:\n");
 	for (const struct run_flag *f = run_flags; f->name; f++) {
 		char left[48];
@@ -623,15 +628,49 @@ static void run_send_tree(const struct procfs_pids *tree, int sig)
 			kill(tree->v[i], sig);
 }
 
-/* Passes on a signal sent to prof alone. Not one from the terminal, nor
- * one sent by a process of the tree (`kill 0` in the program): prof's
- * process group, the program's too, has it already. */
-static void run_forward(struct run_ctx *r, const struct sig_got *g)
+/* Once CMD has ended, a second INT or QUIT (the terminal's, or one sent
+ * to prof alone) kills what it left running, which the first did not
+ * stop; true when this was that second one. */
+static bool run_linger_kill(struct run_ctx *r, const struct procfs_pids *tree, int sig)
 {
-	if (!g->by_process)
+	if (!r->have_status || (sig != SIGINT && sig != SIGQUIT) || !tree->n ||
+	    r->linger.interrupts++ == 0)
+		return false;
+	char names[256], first[16];
+	linger_names(tree, names, sizeof names, first);
+	fprintf(stderr, "prof: killing what %s left running: %s\n", r->cmd[0], names);
+	for (size_t i = 0; i < tree->n; i++)
+		kill(tree->v[i], SIGKILL);
+	return true;
+}
+
+/* The terminal's Ctrl-C or Ctrl-\ reached prof's process group. The
+ * program's processes that left it (setsid, daemons) it did not reach:
+ * when none is left in the group, they get it from prof. */
+static void run_forward_terminal(struct run_ctx *r, int sig)
+{
+	if (sig != SIGINT && sig != SIGQUIT)
 		return;
 	struct procfs_pids tree = { 0 };
-	int rc = procfs_descendants(getpid(), &tree);
+	if (linger_tree(r->win.child, &tree) == 0 && !run_linger_kill(r, &tree, sig) &&
+	    !linger_any_in_group(&tree, getpgrp()))
+		for (size_t i = 0; i < tree.n; i++)
+			kill(tree.v[i], sig);
+	procfs_pids_free(&tree);
+}
+
+/* Passes on a signal sent to prof alone. Not one from the terminal, nor
+ * one sent by a process of the tree (`kill 0` in the program): prof's
+ * process group, the program's too, has it already (but see
+ * run_forward_terminal). prof's own window parse is left out. */
+static void run_forward(struct run_ctx *r, const struct sig_got *g)
+{
+	if (!g->by_process) {
+		run_forward_terminal(r, g->signo);
+		return;
+	}
+	struct procfs_pids tree = { 0 };
+	int rc = linger_tree(r->win.child, &tree);
 	if (rc) {
 		char name[32];
 		fprintf(stderr, "prof: warning: cannot list the program's processes (%s): %s %s\n",
@@ -639,8 +678,36 @@ static void run_forward(struct run_ctx *r, const struct sig_got *g)
 			r->have_status ? "not passed on" : "passed on to the program alone");
 		if (!r->have_status)
 			kill(r->child.pid, g->signo);
-	} else if (!run_pids_have(&tree, g->sender)) {
+	} else if (!run_pids_have(&tree, g->sender) && !run_linger_kill(r, &tree, g->signo)) {
 		run_send_tree(&tree, g->signo);
+	}
+	procfs_pids_free(&tree);
+}
+
+/* Once CMD has ended and LINGER_QUIET_NS has passed, says what it left
+ * running, which prof waits for (looked at each second until then). */
+static void run_linger_look(struct run_ctx *r, uint64_t now)
+{
+	struct linger_state *l = &r->linger;
+	if (!l->cmd_end_ns || l->said || now < l->next_look_ns)
+		return;
+	l->next_look_ns = now + 1000000000ull;
+	struct procfs_pids tree = { 0 };
+	if (linger_tree(r->win.child, &tree) == 0 && tree.n) {
+		char names[256], how[48];
+		linger_names(&tree, names, sizeof names, l->first_name);
+		l->first = tree.v[0];
+		l->said = true;
+		bool one = tree.n == 1;
+		if (WIFEXITED(r->status))
+			snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(r->status));
+		else
+			sig_name(WTERMSIG(r->status), how, sizeof how);
+		const char *it = one ? "it" : "them";
+		fprintf(stderr, "prof: %s ended (%s) and left %zu process%s running: %s. prof "
+			"waits for %s, to record %s whole; Ctrl-C (or kill -INT %d) stops %s and a "
+			"second one kills %s, then prof parses\n", r->cmd[0], how, tree.n,
+			one ? "" : "es", names, it, it, (int)getpid(), it, it);
 	}
 	procfs_pids_free(&tree);
 }
@@ -661,6 +728,8 @@ static bool run_reap(struct run_ctx *r)
 			continue;
 		r->status = st;
 		r->have_status = true;
+		r->linger.cmd_end_ns = raw_clock_ns(CLOCK_MONOTONIC);
+		r->linger.next_look_ns = r->linger.cmd_end_ns + LINGER_QUIET_NS;
 	}
 }
 
@@ -689,6 +758,7 @@ static void run_loop(struct run_ctx *r)
 		while (sig_next(&r->sig, &g) > 0)
 			if (sig_is_forwarded(g.signo))
 				run_forward(r, &g);
+		run_linger_look(r, raw_clock_ns(CLOCK_MONOTONIC));
 	}
 }
 
@@ -716,6 +786,12 @@ static void run_session_loop(struct run_ctx *r)
 	}
 }
 
+static void run_note_add(struct run_ctx *r, const char *note, int pid)
+{
+	if (run_notices_add(&r->notices, note, strlen(note), pid))
+		fprintf(stderr, "prof: note: %s\n", note);   /* out of memory: said all the same */
+}
+
 /* Programs started apart from prof's environment (agent_exec.c), among
  * the processes' notices. */
 static void run_note_apart(struct run_ctx *r)
@@ -726,8 +802,22 @@ static void run_note_apart(struct run_ctx *r)
 	if (!n)
 		return;
 	run_apart_note(note, sizeof note, path, n);
-	if (run_notices_add(&r->notices, note, strlen(note), pid))
-		fprintf(stderr, "prof: note: %s\n", note);   /* out of memory: said all the same */
+	run_note_add(r, note, pid);
+}
+
+/* How long prof waited for what CMD left running (run_linger_look), among
+ * the notices: the run's duration holds that wait. */
+static void run_note_linger(struct run_ctx *r)
+{
+	const struct linger_state *l = &r->linger;
+	if (!l->said)
+		return;
+	char note[256];
+	snprintf(note, sizeof note, "prof waited %.1f s after %s ended for the processes it left "
+		 "running (the first: %s); the run's duration includes that wait",
+		 (double)(raw_clock_ns(CLOCK_MONOTONIC) - l->cmd_end_ns) / 1e9, r->cmd[0],
+		 l->first_name);
+	run_note_add(r, note, l->first);
 }
 
 /* profiler_info.json, complete: end pair, precise rate, status, totals. */
@@ -751,6 +841,7 @@ static void run_finish_info(struct run_ctx *r, int exit_code, int sig)
 	e->storage_limit_reached = rundir_budget_reached(&r->rd, NULL);
 	if (run_notices_collect(r->rd.path, &r->notices) == 0) {
 		run_note_apart(r);
+		run_note_linger(r);
 		e->notices = &r->notices;
 	}
 	if (r->rd.control)

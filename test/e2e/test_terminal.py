@@ -265,5 +265,115 @@ class Forwarding(TermCase):
             self.assertEqual(f.read(), "late")
 
 
+# Forks a child that leaves prof's session (a daemon), writes its pid and
+# sleeps; with "deaf" it ignores SIGINT and SIGQUIT. The parent ends at once.
+DAEMON = """import os, signal, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if "deaf" in sys.argv:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+    with open(sys.argv[1], "w") as f:
+        f.write(str(os.getpid()))
+    time.sleep(120)
+    os._exit(0)
+print("parent-done", flush=True)
+"""
+
+
+class LeftRunning(TermCase):
+    """CMD ended and left a process running in a session of its own: prof
+    waits for it, says so, and the terminal's Ctrl-C (which cannot reach
+    that process) gets to it through prof; a second one kills it."""
+
+    def start(self, *extra):
+        prog = os.path.join(self.tmp, "daemon.py")
+        with open(prog, "w") as f:
+            f.write(DAEMON)
+        pidfile = os.path.join(self.tmp, "pid")
+        t = self.term([PROF, "run", "-o", self.out, "--", PYTHON, prog, pidfile] + list(extra))
+        self.need(t, "parent-done")
+        m = self.need(t, r"prof: \S+ ended \(exit status 0\) and left 1 process running: "
+                      r"pid (\d+) \(python3\)\. prof waits for it, .*Ctrl-C", 20)
+        with open(pidfile) as f:
+            pid = int(f.read())
+        self.assertEqual(int(m.group(1)), pid)
+        return t, pid
+
+    def gone(self, pid):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return (proc_stat(pid) or ["Z"])[0] == "Z"
+
+    def test_ctrl_c_reaches_a_daemon(self):
+        t, pid = self.start()
+        t.send("\x03")
+        self.need(t, r"prof: note \(pid %d\): prof waited \d+\.\d s after \S+ ended for the "
+                  r"processes it left running \(the first: python3\)" % pid)
+        st = t.wait(30)
+        self.assertEqual(st, 0, t.text())    # CMD's status, not the daemon's
+        self.assertTrue(self.gone(pid))
+        self.assertNotIn("killing", t.text())
+        notes = [n["text"] for n in self.run_info()["end_info"]["notices"]]
+        self.assertTrue(any(n.startswith("prof waited") for n in notes), notes)
+
+    def test_second_ctrl_c_kills(self):
+        t, pid = self.start("deaf")
+        t.send("\x03")
+        t.drain(0.5)
+        self.assertFalse(self.gone(pid), "a deaf daemon died of the first Ctrl-C")
+        t.send("\x1c")   # Ctrl-\\ counts as well
+        self.need(t, r"prof: killing what \S+ left running: pid %d \(python3\)" % pid)
+        st = t.wait(30)
+        self.assertEqual(st, 0, t.text())
+        self.assertTrue(self.gone(pid))
+
+    def test_kill_int_twice_without_terminal(self):
+        # As in CI: no terminal, prof's stderr a pipe; `kill -INT` to prof
+        # is passed on, and a second one kills what is left.
+        prog = os.path.join(self.tmp, "daemon.py")
+        with open(prog, "w") as f:
+            f.write(DAEMON)
+        pidfile = os.path.join(self.tmp, "pid")
+        p = subprocess.Popen([PROF, "run", "-o", self.out, "--no-parse", "--", PYTHON, prog,
+                              pidfile, "deaf"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                             start_new_session=True, text=True)
+        try:
+            err = ""
+            while "and left 1 process running" not in err:
+                line = p.stderr.readline()
+                self.assertTrue(line, "prof never said what it waits for:\n" + err)
+                err += line
+            self.assertIn("kill -INT %d" % p.pid, err)
+            with open(pidfile) as f:
+                pid = int(f.read())
+            os.kill(p.pid, signal.SIGINT)
+            time.sleep(0.5)
+            self.assertFalse(self.gone(pid), "a deaf daemon died of the first SIGINT")
+            os.kill(p.pid, signal.SIGINT)
+            err += p.stderr.read()
+            self.assertEqual(p.wait(30), 0, err)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stderr.close()
+        self.assertIn("prof: killing what", err)
+        self.assertTrue(self.gone(pid))
+
+    def test_setsid_cmd_gets_ctrl_c(self):
+        # `prof run -- setsid CMD`: the terminal cannot reach CMD, prof can.
+        t = self.term([PROF, "run", "-o", self.out, "--no-parse", "--", "setsid", PYTHON, "-c",
+                       "import time; print('ready', flush=True); time.sleep(60)"])
+        self.need(t, "ready")
+        t.send("\x03")
+        st = t.wait(30)
+        self.assertIsNotNone(st, "Ctrl-C did not reach CMD:\n" + t.text())
+        self.assertTrue(os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGINT,
+                        "wait status %#x\n%s" % (st, t.text()))
+
+
 if __name__ == "__main__":
     unittest.main()

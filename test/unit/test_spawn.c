@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "unit/unit.h"
+#include "launcher/linger.h"
 #include "launcher/procfs.h"
 #include "launcher/sampler.h"
 #include "launcher/selfpath.h"
@@ -383,6 +384,48 @@ static void test_tree_sample(void)
 	waitpid(kid, NULL, 0);
 }
 
+/* What CMD left running: the tree less prof's window parse (a process
+ * group of its own), the names said, whether the terminal reaches any. */
+static void test_linger(void)
+{
+	pid_t kids[5];
+	for (int i = 0; i < 5; i++) {
+		kids[i] = fork();
+		if (kids[i] == 0) {
+			if (i == 4)
+				setpgid(0, 0);   /* stands for the window parse */
+			execl("/bin/sleep", "sleep", "5", (char *)NULL);
+			_exit(127);
+		}
+	}
+	setpgid(kids[4], kids[4]);   /* whichever runs first */
+	usleep(100000);
+	struct procfs_pids t = { 0 };
+	CHECK(linger_tree(kids[4], &t) == 0);
+	CHECK(t.n == 4);
+	for (size_t i = 0; i < t.n; i++)
+		CHECK(t.v[i] != kids[4]);
+	CHECK(linger_any_in_group(&t, getpgrp()));
+	CHECK(!linger_any_in_group(&t, kids[4]));
+	char names[256], first[16], want[128];
+	linger_names(&t, names, sizeof names, first);
+	snprintf(want, sizeof want, "pid %d (sleep), pid %d (sleep), pid %d (sleep) and 1 more",
+		 (int)t.v[0], (int)t.v[1], (int)t.v[2]);
+	CHECK_STR(names, want);
+	CHECK_STR(first, "sleep");
+	char small[24];   /* cut short, still a string */
+	linger_names(&t, small, sizeof small, first);
+	CHECK(strlen(small) == sizeof small - 1 && strncmp(small, want, sizeof small - 1) == 0);
+	procfs_pids_free(&t);
+	for (int i = 0; i < 5; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	char gone[16];
+	linger_comm(kids[0], gone);
+	CHECK_STR(gone, "?");
+}
+
 static void test_parse_net_dev(void)
 {
 	const char *text =
@@ -473,6 +516,7 @@ int main(void)
 	test_sig_die();
 	test_parse_stat();
 	test_tree_sample();
+	test_linger();
 	test_parse_net_dev();
 	test_net_sample();
 	test_sample_parts();
