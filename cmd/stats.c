@@ -609,9 +609,12 @@ static void overview_json(struct ctx *c, const struct stats_step_summary *sum,
 
 static void overview_lost(struct ctx *c, const struct stats_recording *rec)
 {
-	if (!rec->known)
-		tab_line(&c->t, "Lost records: unknown (prof did not finish this run; "
-		      "'prof parse' counts what the streams say)");
+	if (rec->going)
+		tab_para(&c->t, "Lost records: ", "not known yet: the run is still going, and "
+			 "PROFILER_OUTPUT/ holds a parse of what it recorded so far");
+	else if (!rec->known)
+		tab_para(&c->t, "Lost records: ", "unknown (prof did not finish this run; "
+			 "'prof parse' counts what the streams say)");
 	else if (rec->lost)
 		tab_line(&c->t, "Lost records: %llu (%s)", (unsigned long long)rec->lost,
 		      stats_recording_cause(rec));

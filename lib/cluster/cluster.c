@@ -406,23 +406,28 @@ static int gather(char **runs, size_t n, const enum parse_status *st,
 }
 
 /* Runs whose profiler_info.json has no end_info, said in one line for the
- * whole cluster rather than once a run. */
+ * whole cluster rather than once a run: a line for those still going, one
+ * for those killed, one for those that cannot be told (rundir_live). */
 static void say_unfinished(char **runs, size_t nruns, FILE *log)
 {
-	size_t n = 0, first = 0;
+	static const int live_of[3] = { 1, 0, -1 };
+	size_t n[3] = { 0 }, first[3] = { 0 };
 	for (size_t i = 0; i < nruns; i++) {
 		struct parse_info pi;
 		parse_info_read(runs[i], &pi, log, 1);
-		if (pi.present && !pi.have_end && !n++)
-			first = i;
+		int k = pi.live == 1 ? 0 : pi.live == 0 ? 1 : 2;
+		if (pi.present && !pi.have_end && !n[k]++)
+			first[k] = i;
 		parse_info_free(&pi);
 	}
-	if (n == 1) {
-		parse_info_say_no_end(log, runs[first]);
-	} else if (n > 1) {
-		char what[64];
-		snprintf(what, sizeof what, "%zu of %zu runs", n, nruns);
-		parse_info_say_no_end(log, what);
+	for (int k = 0; k < 3; k++) {
+		if (n[k] == 1) {
+			parse_info_say_no_end(log, runs[first[k]], live_of[k]);
+		} else if (n[k] > 1) {
+			char what[64];
+			snprintf(what, sizeof what, "%zu of %zu runs", n[k], nruns);
+			parse_info_say_no_end(log, what, live_of[k]);
+		}
 	}
 }
 

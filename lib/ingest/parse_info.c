@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/fsutil.h"
+#include "run/rundir.h"
 
 int parse_json_u64(const cJSON *v, uint64_t *out)
 {
@@ -75,11 +76,17 @@ static void read_rank(const cJSON *root, struct parse_info *pi)
 		pi->rank = (int64_t)v;
 }
 
-void parse_info_say_no_end(FILE *log, const char *what)
+void parse_info_say_no_end(FILE *log, const char *what, int live)
 {
-	fprintf(log, "prof parse: %s: no end_info: prof did not finish the run (it was killed, "
-		"or the run is still going); exit status and loss totals are unknown, the raw "
-		"streams are read as they are\n", what);
+	if (live == 1)
+		fprintf(log, "prof parse: %s: the run is still going (its prof run holds it): this "
+			"parse shows what was recorded so far, and prof run parses the run again "
+			"when it ends\n", what);
+	else
+		fprintf(log, "prof parse: %s: no end_info: prof did not finish the run (%s); exit "
+			"status and loss totals are unknown, the raw streams are read as they are\n",
+			what, live == 0 ? "it was killed, or its machine went down"
+					: "it was killed, or the run is still going");
 }
 
 int parse_info_read(const char *run_dir, struct parse_info *pi, FILE *log, int end_said)
@@ -103,8 +110,9 @@ int parse_info_read(const char *run_dir, struct parse_info *pi, FILE *log, int e
 			exact_start_real(text, pi);
 		read_rank(root, pi);
 		pi->have_end = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "end_info"));
+		pi->live = pi->have_end ? 0 : rundir_live(run_dir);
 		if (!pi->have_end && !end_said)
-			parse_info_say_no_end(log, path);
+			parse_info_say_no_end(log, pi->live == 1 ? run_dir : path, pi->live);
 		cJSON *env = cJSON_GetObjectItemCaseSensitive(root, "env");
 		if (cJSON_IsObject(env))
 			pi->env = cJSON_Duplicate(env, 1);

@@ -24,6 +24,7 @@ struct parse_info {
 	int present;            /* the file was read and parsed */
 	int have_start;         /* start pair known */
 	int have_end;           /* "end_info" present: the launcher finished the run */
+	int live;               /* without end_info: rundir_live's answer; else 0 */
 	uint64_t start_mono_ns, start_real_ns;
 	uint64_t tsc_hz;        /* 0: unknown */
 	int64_t rank;           /* -1: unknown */
@@ -35,8 +36,9 @@ struct parse_info {
  * unless `end_said`); returns 0 always. */
 int parse_info_read(const char *run_dir, struct parse_info *pi, FILE *log, int end_said);
 
-/* The line a run without end_info gets (`what`: its path, or "N runs"). */
-void parse_info_say_no_end(FILE *log, const char *what);
+/* The line a run without end_info gets (`what`: its path, or "N runs";
+ * `live`: rundir_live's answer for it, or for all of them). */
+void parse_info_say_no_end(FILE *log, const char *what, int live);
 void parse_info_free(struct parse_info *pi);
 
 /* A JSON value as an unsigned ns count: a number or a decimal string.

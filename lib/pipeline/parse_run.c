@@ -3,9 +3,11 @@
 #include "run/rundir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -653,7 +655,11 @@ static int write_outputs(struct run *u)
 
 static void say_unclosed(const struct run *u)
 {
-	if (u->r->unclosed_streams)
+	if (u->r->unclosed_streams && u->info.live == 1)
+		fprintf(u->o->log, "prof parse: %" PRIu64 " of %zu streams are still being written "
+			"(the run is going); what they committed so far was read\n",
+			u->r->unclosed_streams, u->nstreams);
+	else if (u->r->unclosed_streams)
 		fprintf(u->o->log, "prof parse: %" PRIu64 " of %zu streams ended without close "
 			"(the process crashed, was killed, or left by _exit); their committed records "
 			"were read\n",
@@ -785,6 +791,25 @@ static void simplify(struct run *u)
 	free(raw);
 }
 
+/* One parse at a time writes a PROFILER_OUTPUT/: one of a run still going
+ * and the one prof run makes at its end must not mix their files. The
+ * lock goes with the returned descriptor; -1 when it cannot be had
+ * (no locks on this file system), which parses unlocked as before. */
+static int out_lock(const struct run *u)
+{
+	int fd = open(u->out_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	if (errno == EWOULDBLOCK) {
+		fprintf(u->o->log, "prof parse: %s: another parse is writing there; waiting for "
+			"it to end\n", u->out_dir);
+		while (flock(fd, LOCK_EX) != 0)
+			if (errno != EINTR)
+				break;
+	}
+	return fd;
+}
+
 static enum parse_status parse(struct run *u)
 {
 	char *raw = fs_join(u->dir, PROF_RAW_DIR);
@@ -807,8 +832,11 @@ static enum parse_status parse(struct run *u)
 	if ((st = open_streams(u)) != PARSE_OK)
 		return st;
 	rc = fs_mkdir_p(u->out_dir);
+	int lock = rc == 0 ? out_lock(u) : -1;
 	if (rc == 0 && (rc = write_outputs(u)) == 0 && (rc = post_process(u)) == 0)
 		rc = out_file_write(u->out_dir, DONE_FILE, "", 0);
+	if (lock >= 0)
+		close(lock);
 	if (rc) {
 		fprintf(u->o->log, "prof parse: %s: writing the outputs failed: %s%s\n",
 			u->out_dir ? u->out_dir : u->dir, strerror(-rc),
@@ -821,7 +849,10 @@ static enum parse_status parse(struct run *u)
 	const struct parse_report *r = u->r;
 	st = r->skipped_streams || r->skipped_chunks || r->skipped_bytes || r->bad_records ||
 		r->unnamed_records ? PARSE_DAMAGED : PARSE_OK;
-	if (u->o->data_simplification && st == PARSE_OK)
+	if (u->o->data_simplification && u->info.live == 1)
+		fprintf(u->o->log, "prof parse: data simplification: %s/%s kept: the run is still "
+			"going\n", u->dir, PROF_RAW_DIR);
+	else if (u->o->data_simplification && st == PARSE_OK)
 		simplify(u);
 	else if (u->o->data_simplification)
 		fprintf(u->o->log, "prof parse: data simplification: %s/%s kept: the parse "

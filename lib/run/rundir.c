@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -212,6 +213,10 @@ static int rundir_create_trimmed(struct rundir *rd, const char *output, const ch
 		return rc;
 	}
 	rd->fd = fd;
+	/* Held until rundir_close: a parse that finds it taken knows the run
+	 * is still going (rundir_live). Without locks (some network file
+	 * systems) the parse cannot tell, and says so. */
+	flock(fd, LOCK_EX | LOCK_NB);
 	int rc = rundir_populate(rd, recording, err, errlen);
 	if (rc)
 		rundir_close(rd);
@@ -290,6 +295,16 @@ int rundir_budget_of(const char *run_dir, uint64_t *budget)
 		return -1;
 	*budget = c.raw_budget_bytes;
 	return budget_reached(&c, NULL);
+}
+
+int rundir_live(const char *run_dir)
+{
+	int fd = open(run_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = flock(fd, LOCK_SH | LOCK_NB) == 0 ? 0 : errno == EWOULDBLOCK ? 1 : -errno;
+	close(fd);   /* and with it a lock this took */
+	return rc;
 }
 
 void rundir_finish(struct rundir *rd)

@@ -74,6 +74,11 @@ uint32_t rundir_execs_apart(const struct rundir *rd, char *path, size_t len, int
  * 0 not or no budget, with *budget the limit (0: none); -1 unreadable. */
 int rundir_budget_of(const char *run_dir, uint64_t *budget);
 
+/* Whether a run directory's `prof run` (or prof session) still holds it:
+ * 1 it does (the run is going), 0 it does not (it ended, or was killed),
+ * -errno when that cannot be told (no locks on this file system). */
+int rundir_live(const char *run_dir);
+
 /* The tree is gone: closes the launcher's switch stream so the parse sees
  * it ended cleanly. rundir_close does it too, for the error paths. */
 void rundir_finish(struct rundir *rd);

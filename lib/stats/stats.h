@@ -227,6 +227,7 @@ char *stats_fmt_num(double v, int decimals, int width, char *out, size_t outsz);
 
 struct stats_recording {
 	int known;                 /* end_info present: prof finished the run */
+	int going;                 /* not known: its prof run still holds it */
 	uint64_t lost;             /* records the agents dropped */
 	int storage_limit;         /* --storage-limit was reached */
 	uint64_t disk_full_streams, streams_not_created;   /* a full filesystem */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/fsutil.h"
+#include "run/rundir.h"
 
 static uint64_t num(const cJSON *o, const char *key)
 {
@@ -99,6 +100,7 @@ int stats_load_recording(const char *run_dir, struct stats_recording *r, char *e
 				r->n_notes++;
 		}
 	}
+	r->going = !r->known && rundir_live(run_dir) == 1;
 	int rc = 0;
 	if (!root) {
 		snprintf(err, errlen, "%s: not JSON", path);

@@ -251,7 +251,8 @@ class ProfSignalled(ProfTestCase):
         p = subprocess.run([PROF, "parse", run_dir], capture_output=True, text=True,
                            timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("profiler_info.json: no end_info: prof did not finish the run", p.stderr)
+        self.assertIn("profiler_info.json: no end_info: prof did not finish the run (it was "
+                      "killed, or its machine went down)", p.stderr)
         trace = load_trace(run_dir)
         self.assertEqual(marks_by_prefix(trace), {"main": list(range(1000))})
         names = [e["name"] for e in trace["traceEvents"] if e.get("ph") == "i"]

@@ -2,11 +2,13 @@
 --data-simplification, --pretty, --gzip, --quiet) and the same keys in
 prof run's PROF_OPTIONS."""
 import csv
+import fcntl
 import gzip
 import json
 import os
 import sqlite3
 import subprocess
+import time
 import unittest
 
 from proftest import PROF, ProfTestCase, workload
@@ -158,6 +160,81 @@ class ParseOptionsTest(ProfTestCase):
                             env={"PROF_OPTIONS": '{"step_list": "a"}'})
         self.assertEqual(bad.rc, 2)
         self.assertIn("step_list", bad.stderr)
+
+
+def instants(run_dir):
+    with open(os.path.join(run_dir, "PROFILER_OUTPUT", "trace_view.json")) as f:
+        return [e["name"] for e in json.load(f)["traceEvents"] if e.get("ph") == "i"]
+
+
+def marks(run_dir, prefix):
+    return sorted(int(n.rpartition("-")[2]) for n in instants(run_dir)
+                  if n.startswith(prefix + "-"))
+
+
+class ParseWhileGoing(ProfTestCase):
+    """`prof parse` of a run whose prof run is still going (the launcher holds
+    the run directory's lock) says so rather than calling it a crash, keeps
+    raw/ under --data-simplification, and prof run's own parse at the end
+    is whole; two parses of one PROFILER_OUTPUT/ take turns."""
+
+    def test_parse_while_going(self):
+        ready, out = os.path.join(self.tmp, "ready"), os.path.join(self.tmp, "out")
+        proc = subprocess.Popen([PROF, "run", "-o", out, "--sampling-interval", "0", "--",
+                                 workload("tx_killme"), "wait", "50", ready, "0"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not os.path.exists(ready) and proc.poll() is None:
+                self.assertLess(time.monotonic(), deadline, "the program never got ready")
+                time.sleep(0.01)
+            (name,) = os.listdir(out)
+            run_dir = os.path.join(out, name)
+            p = subprocess.run([PROF, "parse", "--data-simplification", run_dir],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("%s: the run is still going (its prof run holds it)" % run_dir,
+                          p.stderr)
+            self.assertIn("streams are still being written (the run is going)", p.stderr)
+            self.assertNotIn("no end_info", p.stderr)
+            self.assertNotIn("crashed", p.stderr)
+            self.assertIn("raw kept: the run is still going", p.stderr)
+            self.assertTrue(os.path.isdir(os.path.join(run_dir, "raw")))
+            self.assertEqual(marks(run_dir, "main"), list(range(50)))   # so far
+            st = subprocess.run([PROF, "stats", run_dir], capture_output=True, text=True,
+                                timeout=60)
+            self.assertIn("Lost records: not known yet: the run is still going", st.stdout)
+            open(ready + ".go", "w").close()
+            err = proc.communicate(timeout=120)[1]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertEqual(marks(run_dir, "main"), list(range(50)))
+        self.assertEqual(instants(run_dir).count("go-seen"), 1)   # the end's parse is whole
+        self.assertNotIn("another parse", err)
+
+    def test_parses_take_turns(self):
+        run = self.prof_run([workload("tx_steps"), "4", "1"])
+        self.assertEqual(run.rc, 0, run.stderr)
+        out_dir = run.path("PROFILER_OUTPUT")
+        fd = os.open(out_dir, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)   # stands for a parse in progress
+            p = subprocess.Popen([PROF, "parse", run.run_dir], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True)
+            line = p.stderr.readline()
+            self.assertIn("%s: another parse is writing there; waiting for it to end"
+                          % out_dir, line)
+            time.sleep(0.3)
+            self.assertIsNone(p.poll(), "the parse did not wait")
+            self.assertFalse(os.path.exists(os.path.join(out_dir, "parse.done")))
+        finally:
+            os.close(fd)
+        err = p.communicate(timeout=120)[1]
+        self.assertEqual(p.returncode, 0, err)
+        self.assertTrue(os.path.exists(os.path.join(out_dir, "parse.done")))
 
 
 if __name__ == "__main__":
