@@ -55,19 +55,32 @@ class DeviceActivity(unittest.TestCase):
             calls.append("torch")
             return "prepared"
 
-        Mod._prepare_profiler = _prepare_profiler
+        def _disable_profiler():
+            calls.append("torch off")
+            return "results"
 
-        aside._watch(Mod, "_prepare_profiler", lambda what, dev: calls.append((what, dev)))
+        Mod._prepare_profiler = _prepare_profiler
+        Mod._disable_profiler = _disable_profiler
+        Mod.__name__ = "torch.autograd"
+        torch = types.SimpleNamespace(autograd=Mod)
+        aside.watch(torch, Mod, lambda what, dev: calls.append((what, dev)),
+                    lambda what: calls.append(("ended", what)))
         self.assertEqual(Mod._prepare_profiler(None, {Activity("CUDA")}), "prepared")
         self.assertEqual(calls, [("torch.autograd._prepare_profiler", True), "torch"])
+        self.assertEqual(Mod._disable_profiler(), "results")   # told after it returned
+        self.assertEqual(calls[-2:], ["torch off", ("ended", "torch.autograd._disable_profiler")])
+        del calls[:]
         aside.ours.on = True
         try:
             Mod._prepare_profiler(None, {Activity("CUDA")})
+            Mod._disable_profiler()
         finally:
             aside.ours.on = False
-        self.assertEqual(calls[-1], "torch")   # prof's own start: no callback
-        aside._watch(Mod, "_prepare_profiler", None)   # wrapped once only
-        self.assertTrue(Mod._prepare_profiler._prof_watch)
+        self.assertEqual(calls, ["torch", "torch off"])   # prof's own: no callback
+        wrapped = Mod._prepare_profiler
+        aside.watch(torch, Mod, None, None)   # wrapped once only
+        self.assertIs(Mod._prepare_profiler, wrapped)
+        self.assertTrue(wrapped._prof_watch)
 
 
 class KinetoQuiet(unittest.TestCase):

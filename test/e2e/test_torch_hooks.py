@@ -449,18 +449,44 @@ class CollectorWindows(unittest.TestCase):
         self.step(A.OPS | A.RECORDING | A.STACK, 1)   # changed: restart with the new detail
         self.assertEqual(self.prof.started[-1], {"record_shapes": False, "with_stack": True})
 
-    def test_step_aside_stops_and_never_restarts(self):
+    def test_step_aside_while_the_programs_profiler_runs(self):
         self.make()
         REC = A.OPS | A.RECORDING
         self.step(REC, 1)
         self.op_in_step("before")
         self.coll.step_aside("torch.autograd.profiler._prepare_profiler")
+        self.coll.step_aside("torch.autograd.profiler._enable_profiler")   # the same start
         self.assertEqual(self.names(), ["before"])
         self.assertFalse(self.prof.enabled)
         self.step(REC, 1)
-        self.step(REC, 2)
-        self.assertEqual(len(self.prof.started), 1)
-        self.assertIn("stepped aside", self.agent.log[-1])
+        self.step(REC, 1)
+        self.assertEqual(len(self.prof.started), 1)   # not while the program's runs
+        self.assertIn("prof steps aside while it runs", self.agent.log[-1])
+        self.coll.step_back("torch.autograd.profiler._disable_profiler")
+        self.assertTrue(self.prof.enabled, "ours starts again at once, not a step later")
+        self.assertEqual(len(self.prof.started), 2)
+        self.assertIn("prof collects operators again", self.agent.log[-1])
+        self.op_in_step("after")
+        self.step(REC, 2)                    # the window ends: sent
+        self.assertEqual(self.names(), ["before", "after"])
+        # a second time: stepped aside again, and said once only
+        said = len(self.agent.log)
+        self.step(REC, 3)
+        self.coll.step_aside("torch.autograd.profiler._prepare_profiler")
+        self.assertFalse(self.prof.enabled)
+        self.coll.step_back("torch.autograd.profiler._disable_profiler")
+        self.assertTrue(self.prof.enabled)
+        self.assertFalse([ln for ln in self.agent.log[said:] if "aside" in ln or "again" in ln])
+
+    def test_step_back_follows_the_agent(self):
+        self.make()
+        self.step(A.OPS | A.RECORDING, 1)
+        self.coll.step_aside("torch.autograd.profiler._prepare_profiler")
+        self.agent.flags = A.OPS   # recording was switched off meanwhile
+        self.coll.step_back("torch.autograd.profiler._disable_profiler")
+        self.assertFalse(self.prof.enabled)
+        self.step(A.OPS | A.RECORDING, 2)
+        self.assertTrue(self.prof.enabled)
 
     def check_conversion(self, ns_api):
         self.make(ns_api)

@@ -1,5 +1,6 @@
 """A training loop that runs torch's profiler itself, twice, in the middle:
-prof must step aside (stop its own operator collection) and let it work.
+prof must step aside (stop its own operator collection) and let it work,
+then collect again once each has stopped.
 Prints how many events the program's own profilers saw."""
 import sys
 

@@ -10,8 +10,8 @@
   dist.py    init_process_group: the rank of a process that its launcher
              did not name (torch.multiprocessing.spawn)
   ends.py    os._exit and a thread's end: the last operators are sent
-  aside.py   the program's own profiler starting: the operators step
-             aside for it, and the user hears it gets no device activity
+  aside.py   the program's own profiler: the operators step aside while
+             it runs, and the user hears it gets no device activity
   guard.py   every hook body runs guarded: an exception is logged to the
              agent (logs/agent-<pid>.log) and switches that hook off
 
@@ -76,7 +76,7 @@ class Hooks:
         self.modules = Modules(torch, self.agent, Guard(
             "modules", log, lost="module ranges are no longer recorded in this process"))
         Guard("aside", log).call(aside.watch, torch, torch.autograd.profiler,
-                                 self._user_profiler)
+                                 self._user_profiler, self._user_profiler_ended)
         path = self._install_loop_watches(main)
         for name in ("torch.utils.data._utils.fetch", "torch.utils.data.dataloader"):
             _module(name)
@@ -200,6 +200,10 @@ class Hooks:
                 "CUPTI, which serves one profiler: that profiler records no GPU activity here; "
                 "%s" % (what, "prof's trace has it" if recorded else
                         "run without --activities CPU to have it in prof's trace"))
+
+    def _user_profiler_ended(self, what):
+        if self.collector is not None and self.ops_guard.on:
+            self.ops_guard.call(self.collector.step_back, what)
 
     def _step_ended(self):
         self.loop_seen = True

@@ -43,8 +43,10 @@ without it gives the "[memory]" events' size, device and thread only
 event is found by the parse (the innermost operator open on its thread).
 
 Stepping aside: when the program starts a profiler of its own (aside.py
-sees it), ours stops first, sends what it has, and never starts again in
-this process; the reason goes to the agent log. Steps are still recorded.
+sees it), ours stops first and sends what it has; once the program's
+profiler has been switched off, ours starts again right away (on the
+thread that switched it off, as the agent's state says). The first time
+goes to the agent log as a notice. Steps are still recorded.
 
 Collection starts where the training loop does (the hooks' _loop_begins:
 an optimizer built, the first batch, the first backward(), a step), never
@@ -85,7 +87,8 @@ class Collector:
         self._disable = profiler._disable_profiler
         self._empty = empty
         self._kwargs_ok = self._profile_params()
-        self.aside = False       # the program profiles itself: never again here
+        self.aside = False       # the program's own profiler runs: ours waits
+        self.asides = 0          # times the program started one
         self.running = False
         self.started_once = False  # Kineto initialises at the first start
         self.owner = None        # thread that started the profiler (its state is per thread)
@@ -117,14 +120,28 @@ class Collector:
         if self.aside:
             return
         self.aside = True
-        msg = ("notice: the program starts a profiler of its own (%s): prof stepped aside, "
-               "operators are no longer collected in this process; steps are still recorded"
-               % what)
+        self.asides += 1
+        msg = ("notice: the program runs a profiler of its own (%s): prof steps aside while it "
+               "runs (torch has one profiler per process), so the operators of those steps are "
+               "in the program's trace, not prof's; steps are still recorded" % what)
         if self.running and threading.get_ident() == self.owner:
             self._stop(send=True)
         elif self.running:
             msg += " (ours stops at this thread's next step)"
-        self.agent.log(msg)
+        if self.asides == 1:
+            self.agent.log(msg)
+
+    def step_back(self, what):
+        """The program's profiler was switched off (`what`): ours starts
+        again now, not at the next step, which would lose that step."""
+        if not self.aside:
+            return
+        self.aside = False
+        if self.asides == 1:
+            self.agent.log("the program's profiler ended (%s): prof collects operators again"
+                           % what)
+        if not self.running:
+            self.update(step_ended=False)
 
     # --- the window -----------------------------------------------------
     def check_fork(self):
