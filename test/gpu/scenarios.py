@@ -242,7 +242,10 @@ def scenario_userprof(c, d, ev, res):
     c.check(res is not None and res.get("torch_cpu_ops", 0) > 0,
             "the script's own torch.profiler saw operators", (res or {}).get("torch_cpu_ops"))
     text = "\n".join(logs(d).values())
-    c.check("prof stepped aside" in text, "operators stepped aside (agent log)")
+    c.check("prof steps aside while it runs" in text, "operators stepped aside (agent log)")
+    c.check("prof collects operators again" in text, "and resumed after it (agent log)")
+    ops = [e for e in ev if e.get("cat") == "cpu_op"]
+    c.check(len(ops) > 0, "prof's operators of the loop after the script's profiler", len(ops))
     c.check("notice: the program's own profiler" in text, "prof says the script's profiler gets "
             "no CUDA activity (agent log)")
     kernels = [e for e in ev if e.get("cat") == "kernel"]

@@ -10,8 +10,9 @@ outputs with it) and exits 0.
   graphs    forward and backward captured once in a CUDA graph and
             replayed each step; the optimizer steps eagerly
   userprof  the loop above run under torch.profiler (CPU + CUDA) by the
-            script itself: prof must step aside and the script's own
-            trace must hold kernels
+            script itself: prof must step aside (and collect again for a
+            second loop after it) and the script's own trace must hold
+            operators
   streams   an MLP whose batches come over a side stream: the copy
             stream records an event, the compute stream waits for it
             (cudaStreamWaitEvent), the host synchronizes on an event at
