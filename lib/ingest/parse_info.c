@@ -76,6 +76,19 @@ static void read_rank(const cJSON *root, struct parse_info *pi)
 		pi->rank = (int64_t)v;
 }
 
+/* Who the program was and what killed it, for the parse's words on
+ * streams that ended without close. */
+static void read_end(const cJSON *root, const cJSON *end, struct parse_info *pi)
+{
+	uint64_t pid;
+	if (parse_json_u64(cJSON_GetObjectItemCaseSensitive(root, "child_pid"), &pid) == 0 &&
+	    pid <= INT32_MAX)
+		pi->child_pid = (int)pid;
+	const char *sig = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(end, "signal_name"));
+	if (sig)
+		snprintf(pi->end_signal, sizeof pi->end_signal, "%s", sig);
+}
+
 void parse_info_say_no_end(FILE *log, const char *what, int live)
 {
 	if (live == 1)
@@ -109,7 +122,9 @@ int parse_info_read(const char *run_dir, struct parse_info *pi, FILE *log, int e
 		if (pi->have_start)
 			exact_start_real(text, pi);
 		read_rank(root, pi);
-		pi->have_end = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "end_info"));
+		const cJSON *end = cJSON_GetObjectItemCaseSensitive(root, "end_info");
+		pi->have_end = cJSON_IsObject(end);
+		read_end(root, end, pi);
 		pi->live = pi->have_end ? 0 : rundir_live(run_dir);
 		if (!pi->have_end && !end_said)
 			parse_info_say_no_end(log, pi->live == 1 ? run_dir : path, pi->live);

@@ -25,6 +25,8 @@ struct parse_info {
 	int have_start;         /* start pair known */
 	int have_end;           /* "end_info" present: the launcher finished the run */
 	int live;               /* without end_info: rundir_live's answer; else 0 */
+	int child_pid;          /* the program prof started; 0: unknown */
+	char end_signal[16];    /* end_info's signal_name: what killed it; "" */
 	uint64_t start_mono_ns, start_real_ns;
 	uint64_t tsc_hz;        /* 0: unknown */
 	int64_t rank;           /* -1: unknown */

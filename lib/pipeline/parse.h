@@ -81,6 +81,7 @@ struct parse_report {
 	uint64_t bad_records;      /* records skipped inside readable chunks */
 	uint64_t unnamed_records;  /* kept, but naming a string whose definition was lost */
 	uint64_t unclosed_streams; /* ended without close (crash, kill): not damage */
+	uint64_t unclosed_of_child; /* ... of those, the program's (profiler_info's child_pid) */
 	uint64_t unmatched;        /* range pops/ends without a push/start */
 	uint64_t unfinished;       /* ranges still open at the end, closed there */
 	uint64_t host_samples;

@@ -308,7 +308,9 @@ static void tally_stream(struct run *u, const struct parse_stream *s)
 	r->skipped_bytes += f->st.skipped_bytes;
 	r->bad_records += f->st.bad_records;
 	r->unnamed_records += f->st.unnamed_records;
-	r->unclosed_streams += !(f->hdr.flags & RAW_FILE_CLOSED) && !ended_by_exec(u, s->src);
+	bool unclosed = !(f->hdr.flags & RAW_FILE_CLOSED) && !ended_by_exec(u, s->src);
+	r->unclosed_streams += unclosed;
+	r->unclosed_of_child += unclosed && u->info.child_pid && f->hdr.pid == u->info.child_pid;
 	if (f->st.unknown_records)
 		fprintf(u->o->log, "prof parse: %s: %" PRIu64 " records of types this "
 			"prof does not know were skipped (written by a newer prof?)\n",
@@ -659,6 +661,11 @@ static void say_unclosed(const struct run *u)
 		fprintf(u->o->log, "prof parse: %" PRIu64 " of %zu streams are still being written "
 			"(the run is going); what they committed so far was read\n",
 			u->r->unclosed_streams, u->nstreams);
+	else if (u->r->unclosed_streams && u->r->unclosed_of_child == u->r->unclosed_streams &&
+		 u->info.end_signal[0])
+		fprintf(u->o->log, "prof parse: %" PRIu64 " of %zu streams ended without close, "
+			"as the program died of %s; their committed records were read\n",
+			u->r->unclosed_streams, u->nstreams, u->info.end_signal);
 	else if (u->r->unclosed_streams)
 		fprintf(u->o->log, "prof parse: %" PRIu64 " of %zu streams ended without close "
 			"(the process crashed, was killed, or left by _exit); their committed records "
