@@ -684,30 +684,41 @@ static void run_forward(struct run_ctx *r, const struct sig_got *g)
 	procfs_pids_free(&tree);
 }
 
-/* Once CMD has ended and LINGER_QUIET_NS has passed, says what it left
- * running, which prof waits for (looked at each second until then). */
+/* What CMD left running, which prof waits for (run_linger_look). */
+static void run_linger_say(struct run_ctx *r, const struct procfs_pids *tree)
+{
+	struct linger_state *l = &r->linger;
+	char names[256], how[48];
+	linger_names(tree, names, sizeof names, l->first_name);
+	l->first = tree->v[0];
+	l->said = true;
+	bool one = tree->n == 1;
+	if (WIFEXITED(r->status))
+		snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(r->status));
+	else
+		sig_name(WTERMSIG(r->status), how, sizeof how);
+	const char *it = one ? "it" : "them";
+	fprintf(stderr, "prof: %s ended (%s) and left %zu process%s running: %s. prof waits for "
+		"%s, to record %s whole; Ctrl-C (or kill -INT %d) stops %s and a second one kills "
+		"%s, then prof parses\n", r->cmd[0], how, tree->n, one ? "" : "es", names, it, it,
+		(int)getpid(), it, it);
+}
+
+/* Once CMD has ended and LINGER_QUIET_NS has passed, says what prof
+ * still waits for: what CMD left running, or else prof's own window
+ * parses (looked at each second until said). */
 static void run_linger_look(struct run_ctx *r, uint64_t now)
 {
 	struct linger_state *l = &r->linger;
-	if (!l->cmd_end_ns || l->said || now < l->next_look_ns)
+	if (!l->cmd_end_ns || l->said || l->windows_said || now < l->next_look_ns)
 		return;
 	l->next_look_ns = now + 1000000000ull;
 	struct procfs_pids tree = { 0 };
 	if (linger_tree(r->win.child, &tree) == 0 && tree.n) {
-		char names[256], how[48];
-		linger_names(&tree, names, sizeof names, l->first_name);
-		l->first = tree.v[0];
-		l->said = true;
-		bool one = tree.n == 1;
-		if (WIFEXITED(r->status))
-			snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(r->status));
-		else
-			sig_name(WTERMSIG(r->status), how, sizeof how);
-		const char *it = one ? "it" : "them";
-		fprintf(stderr, "prof: %s ended (%s) and left %zu process%s running: %s. prof "
-			"waits for %s, to record %s whole; Ctrl-C (or kill -INT %d) stops %s and a "
-			"second one kills %s, then prof parses\n", r->cmd[0], how, tree.n,
-			one ? "" : "es", names, it, it, (int)getpid(), it, it);
+		run_linger_say(r, &tree);
+	} else if (!tree.n && win_left(&r->win)) {
+		win_say_left(&r->win, stderr);
+		l->windows_said = true;
 	}
 	procfs_pids_free(&tree);
 }
@@ -1083,7 +1094,7 @@ static int run_program(struct run_ctx *r)
 	int code = 0, sig = 0;
 	int status = r->session ? 0 : run_mirror(r, &code, &sig);
 	run_finish_info(r, code, sig);
-	win_drain(&r->win);
+	win_drain(&r->win, stderr);
 	run_parse(r);
 	win_report(&r->win, stderr);
 	run_report_storage(r);

@@ -5,10 +5,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/fsutil.h"
@@ -276,18 +279,50 @@ int win_reaped(struct win_queue *q, pid_t pid, int status)
 	return 1;
 }
 
-void win_drain(struct win_queue *q)
+size_t win_left(const struct win_queue *q)
+{
+	return q->nseen - q->next + (q->child ? 1 : 0);
+}
+
+void win_say_left(const struct win_queue *q, FILE *out)
+{
+	size_t left = win_left(q);
+	fprintf(out, "prof: writing the result%s of %zu recording window%s still queued, then "
+		"the run's own parse\n", left == 1 ? "" : "s", left, left == 1 ? "" : "s");
+}
+
+#define WIN_DRAIN_QUIET_NS 1000000000ll   /* a drain longer than this is said */
+#define WIN_DRAIN_POLL_NS  5000000l
+
+static long long win_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+void win_drain(struct win_queue *q, FILE *say)
 {
 	if (!q->dir)
 		return;
+	long long since = win_now_ns();
+	bool said = false;
 	for (;;) {
 		win_poll(q);
 		if (!q->child)
 			return;
 		int st;
-		pid_t p = waitpid(q->child, &st, 0);
+		pid_t p = waitpid(q->child, &st, WNOHANG);
 		if (p < 0 && errno == EINTR)
 			continue;
+		if (p == 0) {
+			if (!said && say && win_now_ns() - since > WIN_DRAIN_QUIET_NS) {
+				said = true;
+				win_say_left(q, say);
+			}
+			nanosleep(&(struct timespec){ .tv_nsec = WIN_DRAIN_POLL_NS }, NULL);
+			continue;
+		}
 		if (p < 0)
 			st = 0x7f;   /* lost: reaped elsewhere; counted as failed */
 		win_reaped(q, q->child, st);

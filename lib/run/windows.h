@@ -73,8 +73,16 @@ void win_poll(struct win_queue *q);
  * starts), 0 otherwise. */
 int win_reaped(struct win_queue *q, pid_t pid, int status);
 
-/* Once the program has ended: every request left, parsed (blocking). */
-void win_drain(struct win_queue *q);
+/* Requests taken and not yet parsed, the one running included. */
+size_t win_left(const struct win_queue *q);
+
+/* How many window results are still to be written, said on `out`. */
+void win_say_left(const struct win_queue *q, FILE *out);
+
+/* Once the program has ended: every request left, parsed (blocking);
+ * a drain that takes more than a second says on `say` (NULL: nothing) how
+ * many are left. */
+void win_drain(struct win_queue *q, FILE *say);
 
 /* One line per outcome on `out` ("N window results in DIR"), nothing when
  * no window asked for one. */

@@ -25,6 +25,7 @@ struct linger_state {
 	uint64_t cmd_end_ns;   /* CLOCK_MONOTONIC when CMD ended; 0: running */
 	uint64_t next_look_ns; /* when the tree is listed again */
 	bool said;             /* the user was told what prof waits for */
+	bool windows_said;     /* ... that it was prof's window parses alone */
 	unsigned interrupts;   /* the terminal's INT/QUIT since CMD ended */
 	pid_t first;           /* the first process said, for the end's note */
 	char first_name[16];
