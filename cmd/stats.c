@@ -15,6 +15,7 @@
 #include "cmds.h"
 #include "options.h"
 #include "common/csv_out.h"
+#include "cluster/cluster.h"
 #include "common/json_out.h"
 #include "run/notices.h"
 #include "stats/stats.h"
@@ -915,14 +916,69 @@ static int stats_args(int argc, char **argv, struct ctx *c)
 	return 0;
 }
 
+/* The time in a run directory's name (<host>_<pid>_<time>_prof), for
+ * ordering runs; the whole name when it has none. */
+static const char *stats_run_time(const char *path)
+{
+	const char *end = strrchr(path, '_'), *p = end;
+	while (p && p > path && p[-1] != '_')
+		p--;
+	return p ? p : path;
+}
+
+static int stats_cmp_runs(const void *a, const void *b)
+{
+	return strcmp(stats_run_time(*(char *const *)a), stats_run_time(*(char *const *)b));
+}
+
+/* DIR holds runs rather than being one (./prof_data after a few `prof
+ * run`s): its only run is taken, several are named for the user to pick.
+ * 0 with c->dir the run (in `picked`), 1 when DIR holds none, else the
+ * exit status. */
+static int stats_pick_run(struct ctx *c, char *picked, size_t len)
+{
+	char **runs = NULL;
+	size_t n = 0;
+	if (cluster_find_runs(c->dir, &runs, &n) != 0 || n == 0) {
+		free(runs);
+		return 1;
+	}
+	int rc = 0;
+	if (n == 1) {
+		snprintf(picked, len, "%s", runs[0]);
+		c->dir = picked;
+	} else {
+		qsort(runs, n, sizeof *runs, stats_cmp_runs);
+		fprintf(stderr, "prof stats: %s holds %zu runs; name one (oldest first):\n", c->dir, n);
+		for (size_t i = n > 8 ? n - 8 : 0; i < n; i++)
+			fprintf(stderr, "  %s%s\n", runs[i], i == n - 1 ? "   (the newest)" : "");
+		if (n > 8)
+			fprintf(stderr, "  (and %zu older)\n", n - 8);
+		fprintf(stderr, "prof diff BASE NEW compares two\n");
+		rc = 2;
+	}
+	cluster_free_runs(runs, n);
+	return rc;
+}
+
 /* The run must have been parsed: its PROFILER_OUTPUT/parse.done. */
-static int stats_check_run(struct ctx *c, char *outdir, size_t len)
+static int stats_check_run(struct ctx *c, char *outdir, size_t len, char *picked, size_t plen)
 {
 	struct stat sb;
 	char done[4200];
 	if (stat(c->dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
 		fprintf(stderr, "prof stats: %s: not a run directory\n", c->dir);
 		return 1;
+	}
+	snprintf(done, sizeof done, "%s/raw", c->dir);
+	snprintf(outdir, len, "%s/PROFILER_OUTPUT", c->dir);
+	if (stat(outdir, &sb) != 0 && stat(done, &sb) != 0) {
+		int rc = stats_pick_run(c, picked, plen);
+		if (rc == 1)
+			fprintf(stderr, "prof stats: %s: not a run directory (no raw/, no "
+				"PROFILER_OUTPUT/), nor one that holds runs\n", c->dir);
+		if (rc)
+			return rc;
 	}
 	snprintf(outdir, len, "%s/PROFILER_OUTPUT", c->dir);
 	snprintf(done, sizeof(done), "%s/parse.done", outdir);
@@ -966,11 +1022,11 @@ int cmd_stats(int argc, char **argv)
 	struct ctx c = { .view = V_OVERVIEW, .sort = STATS_SORT_TOTAL, .top = 15,
 			 .t = { .unit = 1, .fmt = FMT_TABLE, .out = stdout,
 				.width = tab_terminal_width() } };
-	char outdir[4096];
+	char outdir[4096], picked[4096];
 	int rc = stats_args(argc, argv, &c);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if ((rc = stats_check_run(&c, outdir, sizeof outdir)) != 0)
+	if ((rc = stats_check_run(&c, outdir, sizeof outdir, picked, sizeof picked)) != 0)
 		return rc;
 	if (c.t.fmt == FMT_CSV)
 		csv_init(&c.t.csv, stdout);

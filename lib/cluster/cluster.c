@@ -431,12 +431,51 @@ static void say_unfinished(char **runs, size_t nruns, FILE *log)
 	}
 }
 
+/* Every run parsed on its own, side by side; their worst status, and in
+ * *ok how many could be parsed. */
+static enum parse_status parse_runs(char **runs, size_t nruns, int jobs,
+				    const struct parse_opts *o, cluster_done_fn done,
+				    cluster_parse_fn parse, enum parse_status *st, size_t *ok)
+{
+	parse_all(runs, nruns, jobs, o, done, parse, st);
+	enum parse_status res = PARSE_OK;
+	*ok = 0;
+	for (size_t i = 0; i < nruns; i++) {
+		if (st[i] != PARSE_FAILED)
+			(*ok)++;
+		if (st[i] != PARSE_OK)
+			res = PARSE_DAMAGED;
+	}
+	return res;
+}
+
+/* Runs made one after another (cluster_runs_apart): each parsed, none
+ * compared with the others as a rank. */
+static enum parse_status parse_apart(const char *dir, char **runs, size_t nruns, int jobs,
+				     const struct parse_opts *o, cluster_done_fn done)
+{
+	fprintf(o->log, "prof parse: %s holds %zu runs made one after another, none naming a "
+		"rank: each is parsed on its own, and not compared as the ranks of one job "
+		"(`prof diff RUN_A RUN_B` compares two runs)\n", dir, nruns);
+	enum parse_status *st = calloc(nruns, sizeof *st);
+	if (!st)
+		return PARSE_FAILED;
+	size_t ok;
+	enum parse_status res = parse_runs(runs, nruns, jobs, o, done, parse_run_dir, st, &ok);
+	free(st);
+	if (!ok)
+		fprintf(o->log, "prof parse: %s: no run could be parsed\n", dir);
+	return ok ? res : PARSE_FAILED;
+}
+
 enum parse_status cluster_parse(const char *dir, char **runs, size_t nruns, int jobs,
 				const struct parse_opts *o, cluster_done_fn done)
 {
 	say_unfinished(runs, nruns, o->log);
 	struct parse_opts co = *o;
 	co.end_info_said = 1;
+	if (cluster_runs_apart(runs, nruns))
+		return parse_apart(dir, runs, nruns, jobs, &co, done);
 	return cluster_parse_with(dir, runs, nruns, jobs, &co, done, parse_run_dir);
 }
 
@@ -447,15 +486,8 @@ enum parse_status cluster_parse_with(const char *dir, char **runs, size_t nruns,
 	enum parse_status *st = calloc(nruns ? nruns : 1, sizeof *st);
 	if (!st)
 		return PARSE_FAILED;
-	parse_all(runs, nruns, jobs, o, done, parse, st);
-	enum parse_status res = PARSE_OK;
-	size_t ok = 0;
-	for (size_t i = 0; i < nruns; i++) {
-		if (st[i] != PARSE_FAILED)
-			ok++;
-		if (st[i] != PARSE_OK)
-			res = PARSE_DAMAGED;
-	}
+	size_t ok;
+	enum parse_status res = parse_runs(runs, nruns, jobs, o, done, parse, st, &ok);
 	struct cluster c = { 0 };
 	struct cluster_slow s = { 0 };
 	char *out = fs_join(dir, OUT_NAME);

@@ -47,6 +47,11 @@ void cluster_free_runs(char **runs, size_t n);
 /* "rank" of run_dir/profiler_info.json, or -1. */
 int cluster_info_rank(const char *run_dir);
 
+/* 1 when `runs` are separate runs made one after another (none names a
+ * rank, each ended before the next began: `prof run` twice into one
+ * output directory), not the ranks of one job; else 0. */
+int cluster_runs_apart(char **runs, size_t n);
+
 /* Reads a step_trace_time.csv (text) into r->steps: one row per step;
  * several rows of a step (devices, processes) give the device row with the
  * largest Stage, a host row (Device_id -1) only when no device row has the

@@ -18,17 +18,26 @@ HEADER = ["Step", "Type", "Index", "Computing", "Communication(Not Overlapped)",
 
 
 class Cluster(ProfTestCase):
-    def run_ranks(self, slow_rank, phase, with_rank=True):
+    def run_ranks(self, slow_rank, phase, with_rank=True, together=False):
+        """RANKS runs into one directory, one after another or (together)
+        side by side, as the ranks of one job run."""
         out = os.path.join(self.tmp, "cluster")
+        procs = []
         for r in range(RANKS):
             env = dict(os.environ)
             env.pop("RANK", None)
             if with_rank:
                 env["RANK"] = str(r)
-            p = subprocess.run([PROF, "run", "-o", out, "--sampling-interval", "0", "--",
-                                workload("sim_ranks"), str(STEPS), str(slow_rank), phase],
-                               capture_output=True, text=True, env=env, timeout=120)
-            self.assertEqual(p.returncode, 0, p.stderr)
+            procs.append(subprocess.Popen(
+                [PROF, "run", "-o", out, "--sampling-interval", "0", "--",
+                 workload("sim_ranks"), str(STEPS), str(slow_rank), phase],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+            if not together:
+                err = procs[-1].communicate(timeout=120)[1]
+                self.assertEqual(procs[-1].returncode, 0, err)
+        for q in procs:
+            err = q.communicate(timeout=120)[1]
+            self.assertEqual(q.returncode, 0, err)
         p = subprocess.run([PROF, "parse", "-j", "2", out], capture_output=True, text=True,
                            timeout=120)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
@@ -90,7 +99,7 @@ class Cluster(ProfTestCase):
             self.assertEqual(st["worst"][0]["rank"], 1, st)
 
     def test_no_slow_rank_and_ranks_by_order(self):
-        p = self.run_ranks(-1, "none", with_rank=False)
+        p = self.run_ranks(-1, "none", with_rank=False, together=True)
         self.assertIn("no rank in profiler_info.json", p.stderr)
         self.check_rows(self.rows())
         # The exact rule (nothing over max(10%, 1 ms)) is test_cluster.c's: on a
@@ -100,6 +109,22 @@ class Cluster(ProfTestCase):
         self.assertTrue(all(v["excess_us"] < 10000 for v in slow), slow)
         if not slow:
             self.assertIn("no slow rank", p.stdout)
+
+
+    def test_runs_one_after_another_are_not_ranks(self):
+        # prof run twice into ./prof_data: separate runs, not a job's ranks
+        p = self.run_ranks(-1, "none", with_rank=False)
+        self.assertIn("holds %d runs made one after another, none naming a rank: each is "
+                      "parsed on its own" % RANKS, p.stderr)
+        self.assertNotIn("no rank in profiler_info.json", p.stderr)
+        self.assertFalse(os.path.exists(self.out))
+        runs = [d for d in os.listdir(os.path.dirname(self.out)) if d.endswith("_prof")]
+        self.assertEqual(len(runs), RANKS)
+        for d in runs:
+            out = os.path.join(os.path.dirname(self.out), d, "PROFILER_OUTPUT")
+            self.assertTrue(os.path.exists(os.path.join(out, "parse.done")), d)
+            with open(os.path.join(out, "step_trace_time.csv")) as f:
+                self.assertEqual(len(f.read().splitlines()), 1 + STEPS, d)
 
 
 if __name__ == "__main__":

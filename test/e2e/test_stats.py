@@ -126,6 +126,25 @@ class HostSteps(StatsCase):
         j = json.loads(self.ok(self.run.run_dir, "--view", "all", "--format", "json"))
         self.assertIsNone(j["api"])
 
+    def test_a_directory_of_runs(self):
+        # ./prof_data after a few runs: the one run is taken, several named
+        holder = os.path.dirname(self.run.run_dir)
+        self.assertIn("Steps:", self.ok(holder))
+        again = self.prof_run([workload("tx_steps"), "3", "1"])
+        self.assertEqual(again.rc, 0, again.stderr)
+        self.assertEqual(os.path.dirname(again.run_dir), holder)
+        p = stats(holder)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("%s holds 2 runs; name one (oldest first):" % holder, p.stderr)
+        self.assertIn("  %s   (the newest)" % again.run_dir, p.stderr)
+        self.assertIn("  %s\n" % self.run.run_dir, p.stderr)
+        empty = os.path.join(self.tmp, "empty")
+        os.mkdir(empty)
+        p = stats(empty)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("not a run directory (no raw/, no PROFILER_OUTPUT/), nor one that holds "
+                      "runs", p.stderr)
+
 
 class DeviceTasks(StatsCase):
     def setUp(self):
