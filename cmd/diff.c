@@ -20,6 +20,7 @@
 #include "cluster/cluster.h"
 #include "cmds.h"
 #include "options.h"
+#include "runs.h"
 #include "common/fsutil.h"
 #include "pipeline/parse.h"
 #include "stats/stats_diff.h"
@@ -43,7 +44,9 @@ static void diff_usage(FILE *out)
 		"BASE and NEW are run directories, archives of one (.tar.gz, .tgz,\n"
 		".tar.zst, .zip, as `prof run --archive` writes; extracted into a\n"
 		"temporary directory and removed afterwards) or cluster directories (the\n"
-		"ranks taken together: times summed, a step's time its slowest rank's).\n"
+		"ranks taken together: times summed, a step's time its slowest rank's;\n"
+		"a directory of runs made one after another, naming no rank, is no\n"
+		"cluster: its runs are listed to pick one).\n"
 		"A run not parsed yet is parsed first (said on standard error).\n"
 		"Runs that compare badly (other programs, devices or numbers of ranks,\n"
 		"step counts more than %.0fx apart, no steps) are said first (\"Not\n"
@@ -168,6 +171,13 @@ static int resolve(struct input *in)
 	int single = has(in->dir, "raw") || has(in->dir, "PROFILER_OUTPUT");
 	if (!single && cluster_find_runs(in->dir, &in->runs, &in->nruns) == 0 && in->nruns) {
 		in->cluster = 1;
+		if (cluster_runs_apart(in->runs, in->nruns)) {
+			/* runs made one after another, not a job's ranks */
+			cmd_list_runs(stderr, "prof diff", in->arg, in->runs, in->nruns);
+			fprintf(stderr, "prof diff: they ran one after another, naming no rank: "
+				"not the ranks of one job, which prof diff compares as a whole\n");
+			return DIFF_UNREADABLE;
+		}
 	} else {
 		if (in->runs)
 			cluster_free_runs(in->runs, in->nruns);

@@ -14,6 +14,7 @@
 
 #include "cmds.h"
 #include "options.h"
+#include "runs.h"
 #include "common/csv_out.h"
 #include "cluster/cluster.h"
 #include "common/json_out.h"
@@ -916,21 +917,6 @@ static int stats_args(int argc, char **argv, struct ctx *c)
 	return 0;
 }
 
-/* The time in a run directory's name (<host>_<pid>_<time>_prof), for
- * ordering runs; the whole name when it has none. */
-static const char *stats_run_time(const char *path)
-{
-	const char *end = strrchr(path, '_'), *p = end;
-	while (p && p > path && p[-1] != '_')
-		p--;
-	return p ? p : path;
-}
-
-static int stats_cmp_runs(const void *a, const void *b)
-{
-	return strcmp(stats_run_time(*(char *const *)a), stats_run_time(*(char *const *)b));
-}
-
 /* DIR holds runs rather than being one (./prof_data after a few `prof
  * run`s): its only run is taken, several are named for the user to pick.
  * 0 with c->dir the run (in `picked`), 1 when DIR holds none, else the
@@ -948,12 +934,7 @@ static int stats_pick_run(struct ctx *c, char *picked, size_t len)
 		snprintf(picked, len, "%s", runs[0]);
 		c->dir = picked;
 	} else {
-		qsort(runs, n, sizeof *runs, stats_cmp_runs);
-		fprintf(stderr, "prof stats: %s holds %zu runs; name one (oldest first):\n", c->dir, n);
-		for (size_t i = n > 8 ? n - 8 : 0; i < n; i++)
-			fprintf(stderr, "  %s%s\n", runs[i], i == n - 1 ? "   (the newest)" : "");
-		if (n > 8)
-			fprintf(stderr, "  (and %zu older)\n", n - 8);
+		cmd_list_runs(stderr, "prof stats", c->dir, runs, n);
 		fprintf(stderr, "prof diff BASE NEW compares two\n");
 		rc = 2;
 	}

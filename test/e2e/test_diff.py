@@ -220,6 +220,18 @@ class Diff(ProfTestCase):
         self.assertEqual(p.returncode, 3, p.stderr)
         self.assertIn("no verdict", p.stdout.strip().splitlines()[-1])
 
+    def test_a_directory_of_runs_one_after_another(self):
+        # ./prof_data after two runs: not a cluster to compare as a whole
+        first = self.run_steps(5, name="data")
+        second = self.run_steps(5, name="data")
+        holder = os.path.dirname(first.run_dir)
+        p = diff(holder, second.run_dir)
+        self.assertEqual(p.returncode, 4, p.stderr + p.stdout)
+        self.assertIn("prof diff: %s holds 2 runs; name one (oldest first):\n  %s\n  %s   "
+                      "(the newest)" % (holder, first.run_dir, second.run_dir), p.stderr)
+        self.assertIn("not the ranks of one job", p.stderr)
+        self.assertEqual(diff(first.run_dir, second.run_dir).returncode, 0)
+
     def test_damaged_input(self):
         run = self.run_steps(5)
         bad = os.path.join(self.tmp, "bad.tar.gz")
