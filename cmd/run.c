@@ -714,9 +714,10 @@ static void run_linger_look(struct run_ctx *r, uint64_t now)
 		return;
 	l->next_look_ns = now + 1000000000ull;
 	struct procfs_pids tree = { 0 };
-	if (linger_tree(r->win.child, &tree) == 0 && tree.n) {
+	int rc = linger_tree(r->win.child, &tree);
+	if (!rc && tree.n) {
 		run_linger_say(r, &tree);
-	} else if (!tree.n && win_left(&r->win)) {
+	} else if (!rc && win_left(&r->win)) {
 		win_say_left(&r->win, stderr);
 		l->windows_said = true;
 	}
