@@ -628,20 +628,40 @@ static void run_send_tree(const struct procfs_pids *tree, int sig)
 			kill(tree->v[i], sig);
 }
 
-/* Once CMD has ended, a second INT or QUIT (the terminal's, or one sent
- * to prof alone) kills what it left running, which the first did not
- * stop; true when this was that second one. */
-static bool run_linger_kill(struct run_ctx *r, const struct procfs_pids *tree, int sig)
+/* CMD has ended and an INT or QUIT came (the terminal's, or one sent to
+ * prof alone). The first reaches each process CMD left running, or
+ * SIGTERM does where it ignores that signal (a shell script's `cmd &`
+ * ignores SIGINT and SIGQUIT); the terminal's own reached those in prof's
+ * group already. A second kills what is left. */
+static void run_linger_signal(struct run_ctx *r, const struct procfs_pids *tree, int sig,
+			      bool terminal)
 {
-	if (!r->have_status || (sig != SIGINT && sig != SIGQUIT) || !tree->n ||
-	    r->linger.interrupts++ == 0)
-		return false;
 	char names[256], first[16];
-	linger_names(tree, names, sizeof names, first);
-	fprintf(stderr, "prof: killing what %s left running: %s\n", r->cmd[0], names);
-	for (size_t i = 0; i < tree->n; i++)
-		kill(tree->v[i], SIGKILL);
-	return true;
+	if (r->linger.interrupts++ > 0) {
+		linger_names(tree, names, sizeof names, first);
+		fprintf(stderr, "prof: killing what %s left running: %s\n", r->cmd[0], names);
+		for (size_t i = 0; i < tree->n; i++)
+			kill(tree->v[i], SIGKILL);
+		return;
+	}
+	pid_t group = getpgrp();
+	for (size_t i = 0; i < tree->n; i++) {
+		pid_t p = tree->v[i];
+		if (linger_ignores(p, sig)) {
+			char name[32];
+			linger_comm(p, first);
+			fprintf(stderr, "prof: pid %d (%s) ignores %s: sent it SIGTERM\n", (int)p, first,
+				sig_name(sig, name, sizeof name));
+			kill(p, SIGTERM);
+		} else if (!terminal || getpgid(p) != group) {
+			kill(p, sig);
+		}
+	}
+}
+
+static bool run_linger_phase(const struct run_ctx *r, const struct procfs_pids *tree, int sig)
+{
+	return r->have_status && tree->n && (sig == SIGINT || sig == SIGQUIT);
 }
 
 /* The terminal's Ctrl-C or Ctrl-\ reached prof's process group. The
@@ -652,10 +672,13 @@ static void run_forward_terminal(struct run_ctx *r, int sig)
 	if (sig != SIGINT && sig != SIGQUIT)
 		return;
 	struct procfs_pids tree = { 0 };
-	if (linger_tree(r->win.child, &tree) == 0 && !run_linger_kill(r, &tree, sig) &&
-	    !linger_any_in_group(&tree, getpgrp()))
-		for (size_t i = 0; i < tree.n; i++)
-			kill(tree.v[i], sig);
+	if (linger_tree(r->win.child, &tree) == 0) {
+		if (run_linger_phase(r, &tree, sig))
+			run_linger_signal(r, &tree, sig, true);
+		else if (!linger_any_in_group(&tree, getpgrp()))
+			for (size_t i = 0; i < tree.n; i++)
+				kill(tree.v[i], sig);
+	}
 	procfs_pids_free(&tree);
 }
 
@@ -678,8 +701,11 @@ static void run_forward(struct run_ctx *r, const struct sig_got *g)
 			r->have_status ? "not passed on" : "passed on to the program alone");
 		if (!r->have_status)
 			kill(r->child.pid, g->signo);
-	} else if (!run_pids_have(&tree, g->sender) && !run_linger_kill(r, &tree, g->signo)) {
-		run_send_tree(&tree, g->signo);
+	} else if (!run_pids_have(&tree, g->sender)) {
+		if (run_linger_phase(r, &tree, g->signo))
+			run_linger_signal(r, &tree, g->signo, false);
+		else
+			run_send_tree(&tree, g->signo);
 	}
 	procfs_pids_free(&tree);
 }

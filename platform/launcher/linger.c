@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -62,4 +63,22 @@ void linger_names(const struct procfs_pids *p, char *buf, size_t len, char first
 	}
 	if (p->n > LINGER_NAMED && at < len)
 		snprintf(buf + at, len - at, " and %zu more", p->n - LINGER_NAMED);
+}
+
+bool linger_ignores(pid_t pid, int sig)
+{
+	char path[48], text[4096];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || sig < 1 || sig > 64)
+		return false;
+	text[n] = '\0';
+	const char *p = strstr(text, "\nSigIgn:");
+	if (!p)
+		return false;
+	unsigned long long mask = strtoull(p + strlen("\nSigIgn:"), NULL, 16);
+	return (mask >> (sig - 1)) & 1;
 }

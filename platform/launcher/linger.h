@@ -46,4 +46,8 @@ void linger_names(const struct procfs_pids *p, char *buf, size_t len, char first
 /* The process's command name (/proc/<pid>/comm), "?" when gone. */
 void linger_comm(pid_t pid, char out[16]);
 
+/* Whether the process ignores `sig` (SigIgn of /proc/<pid>/status): a
+ * shell script's `cmd &` ignores SIGINT and SIGQUIT. */
+bool linger_ignores(pid_t pid, int sig);
+
 #endif

@@ -266,13 +266,13 @@ class Forwarding(TermCase):
 
 
 # Forks a child that leaves prof's session (a daemon), writes its pid and
-# sleeps; with "deaf" it ignores SIGINT and SIGQUIT. The parent ends at once.
+# sleeps, ignoring the signals named after the pid file (INT QUIT TERM).
+# The parent ends at once.
 DAEMON = """import os, signal, sys, time
 if os.fork() == 0:
     os.setsid()
-    if "deaf" in sys.argv:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+    for name in sys.argv[2:]:
+        signal.signal(getattr(signal, "SIG" + name), signal.SIG_IGN)
     with open(sys.argv[1], "w") as f:
         f.write(str(os.getpid()))
     time.sleep(120)
@@ -319,9 +319,20 @@ class LeftRunning(TermCase):
         notes = [n["text"] for n in self.run_info()["end_info"]["notices"]]
         self.assertTrue(any(n.startswith("prof waited") for n in notes), notes)
 
-    def test_second_ctrl_c_kills(self):
-        t, pid = self.start("deaf")
+    def test_sigterm_where_sigint_is_ignored(self):
+        # a shell script's `cmd &` ignores SIGINT: it gets SIGTERM instead
+        t, pid = self.start("INT")
         t.send("\x03")
+        self.need(t, r"prof: pid %d \(python3\) ignores SIGINT: sent it SIGTERM" % pid)
+        st = t.wait(30)
+        self.assertEqual(st, 0, t.text())
+        self.assertTrue(self.gone(pid))
+        self.assertNotIn("killing", t.text())
+
+    def test_second_ctrl_c_kills(self):
+        t, pid = self.start("INT", "QUIT", "TERM")
+        t.send("\x03")
+        self.need(t, r"ignores SIGINT: sent it SIGTERM")
         t.drain(0.5)
         self.assertFalse(self.gone(pid), "a deaf daemon died of the first Ctrl-C")
         t.send("\x1c")   # Ctrl-\\ counts as well
@@ -338,7 +349,7 @@ class LeftRunning(TermCase):
             f.write(DAEMON)
         pidfile = os.path.join(self.tmp, "pid")
         p = subprocess.Popen([PROF, "run", "-o", self.out, "--no-parse", "--", PYTHON, prog,
-                              pidfile, "deaf"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                              pidfile, "INT", "QUIT", "TERM"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
                              start_new_session=True, text=True)
         try:
             err = ""

@@ -394,6 +394,8 @@ static void test_linger(void)
 		if (kids[i] == 0) {
 			if (i == 4)
 				setpgid(0, 0);   /* stands for the window parse */
+			if (i == 0)
+				signal(SIGINT, SIG_IGN);   /* as `cmd &` in a script: kept by exec */
 			execl("/bin/sleep", "sleep", "5", (char *)NULL);
 			_exit(127);
 		}
@@ -417,6 +419,9 @@ static void test_linger(void)
 	linger_names(&t, small, sizeof small, first);
 	CHECK(strlen(small) == sizeof small - 1 && strncmp(small, want, sizeof small - 1) == 0);
 	procfs_pids_free(&t);
+	CHECK(linger_ignores(kids[0], SIGINT));
+	CHECK(!linger_ignores(kids[0], SIGTERM));
+	CHECK(!linger_ignores(kids[1], SIGINT));
 	for (int i = 0; i < 5; i++) {
 		kill(kids[i], SIGKILL);
 		waitpid(kids[i], NULL, 0);
