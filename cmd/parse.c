@@ -55,7 +55,8 @@ static void parse_usage(FILE *out)
 		"                 (default: the number of CPUs)\n"
 		"  --archive FORMAT  after the parse, pack the directory into\n"
 		"                 DIR.FORMAT (tar.gz, tar.zst or zip)\n"
-		"  -q, --quiet    no progress bar and no summary line\n"
+		"  -q, --quiet    no progress (a bar, or a line every 30 s off a terminal)\n"
+		"                 and no summary line\n"
 		"  --export-type LIST  text (the CSV/JSON files, default), db\n"
 		"                 (PROFILER_OUTPUT/profiler.db, SQLite) or text,db\n"
 		"  --step-list N,..  only these steps (\"3,4,5\" or \"3-5\"): events outside\n"
@@ -308,9 +309,9 @@ int cmd_parse(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o, &a, &steps);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	o.progress = isatty(STDERR_FILENO) && !a.quiet;
+	o.progress = parse_progress_mode(isatty(STDERR_FILENO), a.quiet);
 	o.quiet = a.quiet;
-	o.progress_after_s = parse_progress_after();
+	o.progress_after_s = parse_progress_after(o.progress);
 	char *unpacked;
 	int st = parse_unpack(a.target, &unpacked);
 	if (st) {

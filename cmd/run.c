@@ -983,8 +983,8 @@ static void run_parse(struct run_ctx *r)
 	enum parse_status sst;
 	if (cluster_split_run(r->rd.path, 0, &o, NULL, &sst) && sst == PARSE_FAILED)
 		fprintf(stderr, "prof: could not parse %s rank by rank (see above)\n", r->rd.path);
-	o.progress = isatty(STDERR_FILENO);
-	o.progress_after_s = parse_progress_after();
+	o.progress = parse_progress_mode(isatty(STDERR_FILENO), 0);
+	o.progress_after_s = parse_progress_after(o.progress);
 	enum parse_status ps = parse_run_dir(r->rd.path, &o, &rep);
 	free(steps);
 	if (ps == PARSE_FAILED) {

@@ -38,9 +38,10 @@ struct parse_opts {
 	int pretty;                    /* indented trace_view.json */
 	int no_report;                 /* no PROFILER_OUTPUT/report.html (key report false) */
 	int gzip;                      /* trace_view.json.gz instead */
-	int progress;                  /* a progress bar on `log` may be drawn
-					* (the caller checked it is a terminal) */
-	double progress_after_s;       /* ... once the parse has run this long */
+	int progress;                  /* PARSE_PROGRESS_*: a bar on `log` (the caller
+					* checked it is a terminal), or a line now and
+					* then (a CI log) */
+	double progress_after_s;       /* a bar once the parse has run this long */
 	int quiet;                     /* no result lines (prof parse -q) */
 	int end_info_said;             /* a run without end_info was said by the caller
 					* (a cluster says it once, not once a rank) */
@@ -57,9 +58,17 @@ int parse_opts_from_cfg(struct parse_opts *o, const struct prof_config *c, uint6
  * pretty, gzip (a window's result takes these from its run). */
 void parse_opts_outputs(struct parse_opts *o, const struct prof_config *c);
 
-/* The seconds a parse runs before its bar shows: 1, or
- * PROF_PROGRESS_AFTER (seconds, >= 0) when that is set and valid. */
-double parse_progress_after(void);
+enum { PARSE_PROGRESS_NONE, PARSE_PROGRESS_BAR, PARSE_PROGRESS_LINES };
+/* The lines' mode: the first after this many seconds, then one as often. */
+#define PARSE_PROGRESS_LINE_S 30.0
+
+/* PARSE_PROGRESS_BAR on a terminal, else LINES; NONE when quiet. */
+int parse_progress_mode(int is_tty, int quiet);
+
+/* The seconds a parse runs before its progress shows: 1 for the bar,
+ * PARSE_PROGRESS_LINE_S for lines, or PROF_PROGRESS_AFTER (seconds, >= 0)
+ * when that is set and valid. */
+double parse_progress_after(int mode);
 /* Whether the progress bar is drawn: only on a terminal, never with
  * --quiet, and only once the parse has run `after` seconds. */
 int parse_progress_wanted(int is_tty, int quiet, double elapsed_s, double after_s);

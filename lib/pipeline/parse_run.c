@@ -60,12 +60,18 @@ int parse_progress_wanted(int is_tty, int quiet, double elapsed_s, double after_
 	return is_tty && !quiet && elapsed_s >= after_s;
 }
 
-double parse_progress_after(void)
+double parse_progress_after(int mode)
 {
 	const char *e = getenv("PROF_PROGRESS_AFTER");
 	char *end;
 	double v = e && *e ? strtod(e, &end) : -1;
-	return e && *e && !*end && v >= 0 ? v : 1.0;
+	return e && *e && !*end && v >= 0 ? v : mode == PARSE_PROGRESS_LINES ?
+		PARSE_PROGRESS_LINE_S : 1.0;
+}
+
+int parse_progress_mode(int is_tty, int quiet)
+{
+	return quiet ? PARSE_PROGRESS_NONE : is_tty ? PARSE_PROGRESS_BAR : PARSE_PROGRESS_LINES;
 }
 
 /* The progress bar: how far the merge has come through the run's time. */
@@ -74,6 +80,8 @@ struct progress {
 	double after;       /* seconds before the first draw */
 	uint64_t lo, hi;
 	int pct;            /* last drawn; -1: none */
+	int mode;           /* PARSE_PROGRESS_* */
+	double next_line;   /* LINES: seconds at which the next is said */
 };
 
 static double since(const struct timespec *t0)
@@ -83,12 +91,28 @@ static double since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* Not a terminal (a CI log): a line every PARSE_PROGRESS_LINE_S, so that a
+ * long parse is not taken for a hung one. */
+static void progress_line(struct progress *p, FILE *log, int pct)
+{
+	double t = since(&p->t0);
+	if (t < p->next_line)
+		return;
+	p->next_line = t + PARSE_PROGRESS_LINE_S;
+	fprintf(log, "prof parse: %d%% of the run's time read, after %.0f s\n", pct, t);
+	fflush(log);
+}
+
 static void progress_draw(struct progress *p, FILE *log, uint64_t ns)
 {
-	if (!parse_progress_wanted(1, 0, since(&p->t0), p->after))
-		return;
 	int pct = ns <= p->lo || p->hi <= p->lo ? 0 :
 		  ns >= p->hi ? 100 : (int)((ns - p->lo) * 100.0 / (double)(p->hi - p->lo));
+	if (p->mode == PARSE_PROGRESS_LINES) {
+		progress_line(p, log, pct);
+		return;
+	}
+	if (!parse_progress_wanted(1, 0, since(&p->t0), p->after))
+		return;
 	if (pct == p->pct)
 		return;
 	p->pct = pct;
@@ -245,7 +269,8 @@ static int merge_all(struct run *u, struct parse_model *m)
 	struct parse_merge mg;
 	struct parse_stream *s;
 	enum merge_ev ev;
-	struct progress pg = { .pct = -1, .lo = UINT64_MAX, .after = u->o->progress_after_s };
+	struct progress pg = { .pct = -1, .lo = UINT64_MAX, .after = u->o->progress_after_s,
+			       .mode = u->o->progress, .next_line = u->o->progress_after_s };
 	uint64_t n = 0;
 	if (parse_merge_init(&mg, u->streams, u->nstreams) != 0)
 		return -ENOMEM;

@@ -1,5 +1,6 @@
 """prof parse's progress bar: drawn on a terminal (a pty here), erased at
-the end, never when standard error is not a terminal, never with -q.
+the end; when standard error is not a terminal, a line every 30 s
+instead; never with -q.
 PROF_PROGRESS_AFTER=0 draws from the start, so a small synthetic run
 (test/bench/gen_raw, 100k events: about a dozen redraws) is enough."""
 import os
@@ -62,11 +63,24 @@ class ProgressTest(ProfTestCase):
         self.assertNotIn("\r", err.replace("\r\n", "\n"))
 
     def test_not_a_terminal(self):
+        # no bar: a line now and then (every 30 s, the first after
+        # PROF_PROGRESS_AFTER here), so that a CI log shows a long parse going
         p = subprocess.run([PROF, "parse", self.run_dir], capture_output=True, text=True,
                            env=self.env, timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertNotIn("\r", p.stderr)
         self.assertNotIn("[#", p.stderr)
+        lines = [ln for ln in p.stderr.splitlines() if "of the run's time read, after" in ln]
+        self.assertEqual(len(lines), 1, p.stderr)   # the next would come 30 s later
+        self.assertRegex(lines[0], r"^prof parse: \d+% of the run's time read, after \d+ s$")
+        q = subprocess.run([PROF, "parse", "-q", self.run_dir], capture_output=True, text=True,
+                           env=self.env, timeout=120)
+        self.assertNotIn("of the run's time read", q.stderr)
+        default = dict(self.env)
+        default.pop("PROF_PROGRESS_AFTER")
+        q = subprocess.run([PROF, "parse", self.run_dir], capture_output=True, text=True,
+                           env=default, timeout=120)
+        self.assertNotIn("of the run's time read", q.stderr)   # a short parse: none
 
 
 if __name__ == "__main__":

@@ -51,14 +51,19 @@ static void test_progress(void)
 	CHECK(!parse_progress_wanted(1, 1, 5, 1.0));
 	CHECK(parse_progress_wanted(1, 0, 0.0, 0.0));
 	unsetenv("PROF_PROGRESS_AFTER");
-	CHECK(parse_progress_after() == 1.0);
+	CHECK(parse_progress_after(PARSE_PROGRESS_BAR) == 1.0);
+	CHECK(parse_progress_after(PARSE_PROGRESS_LINES) == PARSE_PROGRESS_LINE_S);
 	setenv("PROF_PROGRESS_AFTER", "0", 1);
-	CHECK(parse_progress_after() == 0.0);
+	CHECK(parse_progress_after(PARSE_PROGRESS_BAR) == 0.0);
+	CHECK(parse_progress_after(PARSE_PROGRESS_LINES) == 0.0);
 	setenv("PROF_PROGRESS_AFTER", "x", 1);
-	CHECK(parse_progress_after() == 1.0);
+	CHECK(parse_progress_after(PARSE_PROGRESS_BAR) == 1.0);
 	setenv("PROF_PROGRESS_AFTER", "-2", 1);
-	CHECK(parse_progress_after() == 1.0);
+	CHECK(parse_progress_after(PARSE_PROGRESS_BAR) == 1.0);
 	unsetenv("PROF_PROGRESS_AFTER");
+	CHECK(parse_progress_mode(1, 0) == PARSE_PROGRESS_BAR);
+	CHECK(parse_progress_mode(0, 0) == PARSE_PROGRESS_LINES);
+	CHECK(parse_progress_mode(1, 1) == PARSE_PROGRESS_NONE);
 }
 
 static void test_csv_read(void)
