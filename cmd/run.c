@@ -659,9 +659,20 @@ static void run_linger_signal(struct run_ctx *r, const struct procfs_pids *tree,
 	}
 }
 
-static bool run_linger_phase(const struct run_ctx *r, const struct procfs_pids *tree, int sig)
+/* CMD has ended and an INT or QUIT came: true when it was for what CMD
+ * left running (run_linger_signal), or, none being left, for prof's own
+ * window parses, which it skips. */
+static bool run_linger_phase(struct run_ctx *r, const struct procfs_pids *tree, int sig)
 {
-	return r->have_status && tree->n && (sig == SIGINT || sig == SIGQUIT);
+	if (!r->have_status || (sig != SIGINT && sig != SIGQUIT))
+		return false;
+	size_t left = tree->n ? 0 : win_left(&r->win);
+	if (left && !r->win.skipping) {
+		fprintf(stderr, "prof: skipping the %zu window result%s left\n", left,
+			left == 1 ? "" : "s");
+		win_skip(&r->win);
+	}
+	return tree->n > 0;
 }
 
 /* The terminal's Ctrl-C or Ctrl-\ reached prof's process group. The

@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -226,13 +227,29 @@ static void win_launch(struct win_queue *q)
 	q->child = pid;
 }
 
+#define WIN_SKIPPED "skipped at the user's Ctrl-C"
+
 void win_poll(struct win_queue *q)
 {
 	if (!q->dir)
 		return;
 	win_scan(q);
-	while (!q->child && q->next < q->nseen)
-		win_launch(q);
+	while (!q->child && q->next < q->nseen) {
+		if (!q->skipping) {
+			win_launch(q);
+			continue;
+		}
+		win_write_failed(q, q->seen[q->next++], WIN_SKIPPED);
+		q->skipped++;
+	}
+}
+
+void win_skip(struct win_queue *q)
+{
+	q->skipping = 1;
+	if (q->child)
+		kill(-q->child, SIGTERM);   /* its process group: the parse and anything it runs */
+	win_poll(q);
 }
 
 /* The outcome, from the .done file `prof window` wrote. */
@@ -274,7 +291,12 @@ int win_reaped(struct win_queue *q, pid_t pid, int status)
 	if (!q->child || pid != q->child)
 		return 0;
 	q->child = 0;
-	win_account(q, q->seen[q->next++], status);
+	if (q->skipping && WIFSIGNALED(status)) {
+		win_write_failed(q, q->seen[q->next++], WIN_SKIPPED);
+		q->skipped++;
+	} else {
+		win_account(q, q->seen[q->next++], status);
+	}
 	win_poll(q);
 	return 1;
 }
@@ -288,7 +310,8 @@ void win_say_left(const struct win_queue *q, FILE *out)
 {
 	size_t left = win_left(q);
 	fprintf(out, "prof: writing the result%s of %zu recording window%s still queued, then "
-		"the run's own parse\n", left == 1 ? "" : "s", left, left == 1 ? "" : "s");
+		"the run's own parse; Ctrl-C skips %s\n", left == 1 ? "" : "s", left,
+		left == 1 ? "" : "s", left == 1 ? "it" : "them");
 }
 
 #define WIN_DRAIN_QUIET_NS 1000000000ll   /* a drain longer than this is said */
@@ -334,6 +357,10 @@ void win_report(const struct win_queue *q, FILE *out)
 	if (q->ok)
 		fprintf(out, "prof: %u window result%s written (the last: %s)\n", q->ok,
 			q->ok == 1 ? "" : "s", q->last_out);
+	if (q->skipped)
+		fprintf(out, "prof: %u window result%s skipped at Ctrl-C (the request%s stay%s in "
+			"%s)\n", q->skipped, q->skipped == 1 ? "" : "s", q->skipped == 1 ? "" : "s",
+			q->skipped == 1 ? "s" : "", q->dir);
 	if (q->failed)
 		fprintf(out, "prof: %u window result%s could not be written; see %s and the "
 			".done file beside it (the whole run's PROFILER_OUTPUT is not affected)\n",

@@ -51,6 +51,8 @@ struct win_queue {
 	size_t next;               /* seen[next] is the next to parse */
 	pid_t child;               /* `prof window` running; 0: none */
 	uint32_t ok, failed;
+	uint32_t skipped;          /* left unwritten at the user's word (win_skip) */
+	int skipping;              /* win_skip was called: nothing more starts */
 	char *last_out;            /* the last result written, for the report */
 	char *first_failed;        /* the first failed request, for the report */
 	char **dyn_out;            /* by --dynamic activation: its prof_dir, or NULL */
@@ -78,6 +80,11 @@ size_t win_left(const struct win_queue *q);
 
 /* How many window results are still to be written, said on `out`. */
 void win_say_left(const struct win_queue *q, FILE *out);
+
+/* The user does not want the results left (a Ctrl-C once the program
+ * has ended): the parse running is stopped, none starts any more, and
+ * each request left gets a .done saying it was skipped. */
+void win_skip(struct win_queue *q);
 
 /* Once the program has ended: every request left, parsed (blocking);
  * a drain that takes more than a second says on `say` (NULL: nothing) how
