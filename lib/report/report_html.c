@@ -254,19 +254,6 @@ static void table(struct strbuf *sb, const char *title, struct stats_agg *a, int
 	sb_puts(sb, "</table>\n");
 }
 
-static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
-
-/* The DataLoader's batches taken inside steps: Kineto's enumerate(...)
- * name, as a range or an operator. */
-static double data_time(const struct stats_agg *a, int metric)
-{
-	double t = 0;
-	for (size_t i = 0; i < a->n; i++)
-		if (starts(a->rows[i].name, "enumerate(DataLoader)"))
-			t += a->rows[i].sum[metric];
-	return t;
-}
-
 static void tables_part(struct strbuf *sb, const char *out_dir, struct report_facts *f)
 {
 	struct stats_agg a;
@@ -274,8 +261,6 @@ static void tables_part(struct strbuf *sb, const char *out_dir, struct report_fa
 	const char *src;
 	char err[256];
 	sb_puts(sb, "<h2>Where the time goes</h2>\n");
-	double data = 0;
-	int data_known = 0;
 	stats_agg_init(&a, 3);
 	if (stats_load_ops(out_dir, STATS_WHERE_ALL, &a, &split, err, sizeof err) == 0 && a.n) {
 		stats_agg_sort(&a, STATS_SORT_TOTAL, STATS_OP_SELF);
@@ -284,12 +269,6 @@ static void tables_part(struct strbuf *sb, const char *out_dir, struct report_fa
 			f->ops_in_us = split.self_us[0];
 			f->ops_out_us = split.self_us[1];
 		}
-	}
-	stats_agg_free(&a);
-	stats_agg_init(&a, 3);
-	if (stats_load_ops(out_dir, STATS_WHERE_STEPS, &a, NULL, err, sizeof err) == 0) {
-		data = fmax(data, data_time(&a, STATS_OP_TOTAL));
-		data_known = 1;
 	}
 	stats_agg_free(&a);
 	stats_agg_init(&a, 1);
@@ -305,14 +284,8 @@ static void tables_part(struct strbuf *sb, const char *out_dir, struct report_fa
 		table(sb, "User ranges, by self time", &a, STATS_RANGE_SELF, STATS_RANGE_TOTAL);
 	}
 	stats_agg_free(&a);
-	stats_agg_init(&a, 3);
-	if (stats_load_ranges(out_dir, "user_annotation", STATS_WHERE_STEPS, &a, err,
-			      sizeof err) == 0) {
-		data = fmax(data, data_time(&a, STATS_RANGE_TOTAL));
-		data_known = 1;
-	}
-	stats_agg_free(&a);
-	if (data_known)
+	double data;
+	if (stats_data_loading(out_dir, &data) == 0)
 		f->data_us = data;
 }
 

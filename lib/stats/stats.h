@@ -129,6 +129,11 @@ int stats_load_kernels(const char *outdir, struct stats_agg *a, const char **sou
 int stats_load_ranges(const char *outdir, const char *category, enum stats_where where,
 		      struct stats_agg *a, char *err, size_t errlen);
 
+/* The time (µs) steps spent taking DataLoader batches ("enumerate(
+ * DataLoader)#...", an operator or a range). 0, or STATS_ABSENT when
+ * neither file can say (no Step Id: parsed by an older prof). */
+int stats_data_loading(const char *outdir, double *us);
+
 /* with_flops: operator_details.csv's FLOPs summed per step, with the
  * step's time (µs, its longest step_trace_time.csv row; 0: not there).
  * STATS_ABSENT when no operator in a step has FLOPs. */
