@@ -292,6 +292,8 @@ static int parse_one_run(const char *dir, const struct parse_args *a, const stru
 	char note[512];
 	if (st != PARSE_FAILED && !a->quiet) {
 		summary(dir, st, &r);
+		for (size_t i = 0; i < r.nfindings; i++)
+			printf("prof parse: finding: %s (report.html)\n", r.findings[i]);
 		fflush(stdout);
 		if (parse_report_step_note(&r, note, sizeof note))
 			fprintf(stderr, "prof parse: note: %s\n", note);

@@ -1012,6 +1012,8 @@ static void run_parse(struct run_ctx *r)
 	char note[512];
 	if (parse_report_step_note(&rep, note, sizeof note))
 		fprintf(stderr, "prof: note: %s\n", note);
+	for (size_t i = 0; i < rep.nfindings; i++)
+		fprintf(stderr, "prof: finding: %s (report.html)\n", rep.findings[i]);
 	run_archive(r);
 }
 

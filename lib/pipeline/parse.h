@@ -73,6 +73,8 @@ double parse_progress_after(int mode);
  * --quiet, and only once the parse has run `after` seconds. */
 int parse_progress_wanted(int is_tty, int quiet, double elapsed_s, double after_s);
 
+#define PARSE_FINDINGS_MAX 8
+
 struct parse_report {
 	uint64_t streams, records, lost;
 	uint64_t skipped_streams, skipped_chunks, skipped_bytes;
@@ -105,6 +107,10 @@ struct parse_report {
 	int raw_removed;           /* --data-simplification deleted raw/ */
 	int storage_limit_reached; /* --storage-limit stopped some stream (raw/control) */
 	uint64_t storage_limit_bytes; /* the run's --storage-limit, 0: none */
+	/* report.html's findings, one line each ("Data loading takes 51.0% of
+	 * the step time; try ..."), for the summary lines to say */
+	char findings[PARSE_FINDINGS_MAX][320];
+	size_t nfindings;
 };
 
 enum parse_status parse_run_dir(const char *run_dir, const struct parse_opts *o,

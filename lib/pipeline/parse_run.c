@@ -642,6 +642,19 @@ static void keep_devices(struct run *u, const struct parse_devinfo *di)
 	}
 }
 
+/* report.html, and its findings for the summary lines. */
+static void keep_findings(struct run *u)
+{
+	struct report_finding found[PARSE_FINDINGS_MAX];
+	size_t n = 0;
+	if (report_write_run(u->out_base, u->out_dir, u->devs, u->ndevs, u->o->log, found,
+			     PARSE_FINDINGS_MAX, &n) != 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		report_finding_line(&found[i], u->r->findings[i], sizeof u->r->findings[i]);
+	u->r->nfindings = n;
+}
+
 /* Everything but parse.done; 0 or a negative errno. */
 static int write_outputs(struct run *u)
 {
@@ -777,7 +790,7 @@ static int post_process(struct run *u)
 	 * be written is said, and the parse stands */
 	unlink_in(u->out_dir, "report.html");
 	if (!rc && !o->no_report)
-		report_write_run(u->out_base, u->out_dir, u->devs, u->ndevs, o->log);
+		keep_findings(u);
 	/* an earlier parse's other formats must not pass for this one's */
 	if (!(ex & PARSE_EXPORT_DB))
 		unlink_in(u->out_dir, "profiler.db");

@@ -75,10 +75,15 @@ struct report_device {
 };
 
 /* RUN_DIR's profiler_info.json, OUT_DIR's CSVs and the devices' capacities
- * (n may be 0) -> OUT_DIR/report.html. 0, or a negative errno (said on
- * log). */
+ * (n may be 0) -> OUT_DIR/report.html; the findings it shows into `found`
+ * (at most `max`; NULL: not wanted), their number in *nfound. 0, or a
+ * negative errno (said on log). */
 int report_write_run(const char *run_dir, const char *out_dir,
-		     const struct report_device *devs, size_t ndevs, FILE *log);
+		     const struct report_device *devs, size_t ndevs, FILE *log,
+		     struct report_finding *found, size_t max, size_t *nfound);
+
+/* A finding as one line: its text, then "; try " and the rule's advice. */
+void report_finding_line(const struct report_finding *f, char *buf, size_t len);
 
 /* What the page's pieces share (report_html.c). */
 void report_html_begin(struct strbuf *sb, const char *title);

@@ -461,7 +461,8 @@ static void gc_part(const char *out_dir, struct report_facts *f)
 }
 
 int report_write_run(const char *run_dir, const char *out_dir,
-		     const struct report_device *devs, size_t ndevs, FILE *log)
+		     const struct report_device *devs, size_t ndevs, FILE *log,
+		     struct report_finding *out, size_t max, size_t *nfound)
 {
 	struct strbuf body = STRBUF_INIT, page = STRBUF_INIT;
 	struct report_facts f;
@@ -485,5 +486,10 @@ int report_write_run(const char *run_dir, const char *out_dir,
 	sb_free(&body);
 	sb_free(&parts);
 	sb_free(&page);
+	if (out && nfound) {
+		*nfound = rc ? 0 : n < max ? n : max;
+		for (size_t i = 0; i < *nfound; i++)
+			out[i] = found[i];
+	}
 	return rc;
 }

@@ -93,3 +93,8 @@ size_t report_findings(const struct report_facts *f, struct report_finding *out,
 	}
 	return n;
 }
+
+void report_finding_line(const struct report_finding *f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s; try %s", f->text, f->rule->advice);
+}

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import unittest
+from html import unescape
 
 from proftest import BUILD, PROF, PYTHON, ProfTestCase, run_sim_ranks, workload
 
@@ -202,6 +203,19 @@ class Findings(ProfTestCase):
         self.assertEqual(r.rc, 0, r.stderr)
         with open(r.output("report.html"), encoding="utf-8") as f:
             html = f.read()
+        # said at the end of the run too: each finding the page shows, no other
+        said = [ln for ln in r.stderr.splitlines() if ln.startswith("prof: finding: ")]
+        shown = [unescape(t) for t in re.findall(r'<div class="finding"><b>(.*?)</b>', html)]
+        self.assertEqual(len(said), len(shown), r.stderr)
+        for text, line in zip(shown, said):
+            self.assertTrue(line.startswith("prof: finding: %s; try " % text), (line, text))
+            self.assertTrue(line.endswith(" (report.html)"), line)
+        # ... and by prof parse, after its summary line
+        p = subprocess.run([PROF, "parse", r.run_dir], capture_output=True, text=True,
+                           timeout=120)
+        again = [ln[len("prof parse: "):] for ln in p.stdout.splitlines()
+                 if ln.startswith("prof parse: finding: ")]
+        self.assertEqual(again, [ln[len("prof: "):] for ln in said], p.stdout)
         return FiredRules(re.findall(r"\(rule (\w+):", html), r)
 
     def torch_ok(self):

@@ -99,6 +99,12 @@ static void numbers_and_unknowns(void)
 	CHECK_STR(found[1].text, "Rank 3 is 1.500 ms a step slower than the median rank in "
 		  "Communication (+42.0% of the median step)");
 	CHECK(report_findings(&f, found, 1) == 1);
+	char line[320], tiny[12];
+	report_finding_line(&found[0], line, sizeof line);
+	CHECK_STR(line, "Data loading takes 25.0% of the step time; try more DataLoader workers "
+		  "(num_workers), pin_memory=True, a larger prefetch_factor");
+	report_finding_line(&found[0], tiny, sizeof tiny);   /* cut short, still a string */
+	CHECK_STR(tiny, "Data loadin");
 	/* every rule has its advice */
 	for (size_t i = 0; i < report_nrules; i++)
 		CHECK(report_rules[i].advice && report_rules[i].advice[0]);
@@ -136,7 +142,7 @@ static char *page(const char *dir, const struct report_device *devs, size_t n)
 {
 	char *path = fs_join(dir, "report.html"), *html = NULL;
 	size_t len;
-	if (report_write_run(dir, dir, devs, n, stderr) != 0 || !path ||
+	if (report_write_run(dir, dir, devs, n, stderr, NULL, 0, NULL) != 0 || !path ||
 	    fs_read_file(path, &html, &len) != 0)
 		html = NULL;
 	free(path);
@@ -182,6 +188,12 @@ static void memory_capacity_sources(void)
 	html = page(dir, devs, 2);
 	CHECK_CONTAINS(html, "The device's memory peaks at 97.0% of its capacity");
 	free(html);
+	/* the findings the page shows are handed back, for the summary lines */
+	struct report_finding found[4];
+	size_t n = 99;
+	CHECK(report_write_run(dir, dir, devs, 2, stderr, found, 4, &n) == 0);
+	CHECK(n == 1 && strcmp(found[0].rule->id, "memory_capacity") == 0);
+	CHECK(report_write_run(dir, dir, devs, 2, stderr, found, 0, &n) == 0 && n == 0);
 	static const char *const names[] = { "memory_record.csv", "device_usage.csv",
 					     "report.html" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
