@@ -755,7 +755,7 @@ static void run_linger_look(struct run_ctx *r, uint64_t now)
 	if (!rc && tree.n) {
 		run_linger_say(r, &tree);
 	} else if (!rc && win_left(&r->win)) {
-		win_say_left(&r->win, stderr);
+		win_say_left(&r->win, stderr, 1);
 		l->windows_said = true;
 	}
 	procfs_pids_free(&tree);

@@ -306,12 +306,12 @@ size_t win_left(const struct win_queue *q)
 	return q->nseen - q->next + (q->child ? 1 : 0);
 }
 
-void win_say_left(const struct win_queue *q, FILE *out)
+void win_say_left(const struct win_queue *q, FILE *out, int skippable)
 {
 	size_t left = win_left(q);
 	fprintf(out, "prof: writing the result%s of %zu recording window%s still queued, then "
-		"the run's own parse; Ctrl-C skips %s\n", left == 1 ? "" : "s", left,
-		left == 1 ? "" : "s", left == 1 ? "it" : "them");
+		"the run's own parse%s%s\n", left == 1 ? "" : "s", left, left == 1 ? "" : "s",
+		skippable ? "; Ctrl-C skips " : "", skippable ? (left == 1 ? "it" : "them") : "");
 }
 
 #define WIN_DRAIN_QUIET_NS 1000000000ll   /* a drain longer than this is said */
@@ -341,7 +341,7 @@ void win_drain(struct win_queue *q, FILE *say)
 		if (p == 0) {
 			if (!said && say && win_now_ns() - since > WIN_DRAIN_QUIET_NS) {
 				said = true;
-				win_say_left(q, say);
+				win_say_left(q, say, 0);   /* a signal now ends prof */
 			}
 			nanosleep(&(struct timespec){ .tv_nsec = WIN_DRAIN_POLL_NS }, NULL);
 			continue;

@@ -78,8 +78,9 @@ int win_reaped(struct win_queue *q, pid_t pid, int status);
 /* Requests taken and not yet parsed, the one running included. */
 size_t win_left(const struct win_queue *q);
 
-/* How many window results are still to be written, said on `out`. */
-void win_say_left(const struct win_queue *q, FILE *out);
+/* How many window results are still to be written, said on `out`, and
+ * (skippable) that a Ctrl-C skips them (win_skip). */
+void win_say_left(const struct win_queue *q, FILE *out, int skippable);
 
 /* The user does not want the results left (a Ctrl-C once the program
  * has ended): the parse running is stopped, none starts any more, and
