@@ -709,6 +709,45 @@ static void overview_op_split(struct ctx *c, const struct stats_op_split *sp)
 	tab_line(&c->t, "%s", "");
 }
 
+/* report.html's findings (findings.json): what stands out and what to
+ * try, last in the overview; nothing when the parse wrote no report. */
+static int overview_findings(struct ctx *c)
+{
+	struct stats_findings f;
+	char err[512];
+	int rc = stats_load_findings(c->outdir, &f, err, sizeof err);
+	if (rc == STATS_ABSENT)
+		return 0;
+	if (rc)
+		return load_failed(err);
+	if (c->t.fmt == FMT_JSON) {
+		jo_key(&c->t.jo, "findings");
+		jo_arr_begin(&c->t.jo);
+		for (size_t i = 0; i < f.n; i++) {
+			jo_obj_begin(&c->t.jo);
+			jo_kstr(&c->t.jo, "rule", f.v[i].rule);
+			jo_kfixed(&c->t.jo, "value", f.v[i].value, 1);
+			jo_kstr(&c->t.jo, "text", f.v[i].text);
+			jo_kstr(&c->t.jo, "advice", f.v[i].advice);
+			jo_obj_end(&c->t.jo);
+		}
+		jo_arr_end(&c->t.jo);
+	} else if (c->t.fmt == FMT_TABLE) {
+		if (!f.n)
+			tab_line(&c->t, "Findings (report.html): none; no rule fired");
+		else
+			tab_line(&c->t, "Findings (report.html):");
+		for (size_t i = 0; i < f.n; i++) {
+			char text[640];
+			snprintf(text, sizeof text, "%s; try %s", f.v[i].text, f.v[i].advice);
+			tab_para(&c->t, "  ", text);
+		}
+		tab_line(&c->t, "%s", "");
+	}
+	stats_findings_free(&f);
+	return 0;
+}
+
 /* A process's "no steps were seen" in a run whose other processes
  * stepped (lib/run/notices.h). */
 static void drop_moot_notes(struct stats_recording *rec, int run_has_steps)
@@ -775,7 +814,8 @@ static int emit_overview(struct ctx *c)
 	c->sort = STATS_SORT_TOTAL;
 	int r2 = c->t.fmt == FMT_TABLE && !sum.device_rows ? 0 : emit_kernels(c, 5, "top_kernels");
 	c->sort = keep;
-	return r1 ? r1 : r2;
+	int r3 = overview_findings(c);
+	return r1 ? r1 : r2 ? r2 : r3;
 }
 
 static int emit_op_calls(struct ctx *c)

@@ -33,6 +33,7 @@
 #include "ingest/parse_merge.h"
 #include "model/parse_model.h"
 #include "report/report.h"
+#include "stats/stats.h"
 #include "ingest/parse_rank.h"
 
 #define OUTPUT_DIR "PROFILER_OUTPUT"
@@ -789,6 +790,7 @@ static int post_process(struct run *u)
 	/* report.html reads the CSVs as they are kept; a page that could not
 	 * be written is said, and the parse stands */
 	unlink_in(u->out_dir, "report.html");
+	unlink_in(u->out_dir, STATS_FINDINGS_FILE);
 	if (!rc && !o->no_report)
 		keep_findings(u);
 	/* an earlier parse's other formats must not pass for this one's */

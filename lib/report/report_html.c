@@ -483,6 +483,8 @@ int report_write_run(const char *run_dir, const char *out_dir,
 	sb_add(&page, parts.buf ? parts.buf : "", parts.len);
 	report_html_end(&page);
 	int rc = report_html_save(&page, out_dir, log);
+	if (!rc)
+		rc = report_findings_save(out_dir, found, n, log);
 	sb_free(&body);
 	sb_free(&parts);
 	sb_free(&page);

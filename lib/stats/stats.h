@@ -129,6 +129,22 @@ int stats_load_kernels(const char *outdir, struct stats_agg *a, const char **sou
 int stats_load_ranges(const char *outdir, const char *category, enum stats_where where,
 		      struct stats_agg *a, char *err, size_t errlen);
 
+/* findings.json: report.html's findings (lib/report/report.h). */
+#define STATS_FINDINGS_FILE "findings.json"
+struct stats_finding {
+	char *rule, *text, *advice;
+	double value;
+};
+struct stats_findings {
+	struct stats_finding *v;
+	size_t n;
+};
+/* 0, STATS_ABSENT (no findings.json: --no-report, or an older prof), or
+ * -1 with err said. */
+int stats_load_findings(const char *outdir, struct stats_findings *out, char *err,
+			size_t errlen);
+void stats_findings_free(struct stats_findings *f);
+
 /* The time (µs) steps spent taking DataLoader batches ("enumerate(
  * DataLoader)#...", an operator or a range). 0, or STATS_ABSENT when
  * neither file can say (no Step Id: parsed by an older prof). */

@@ -210,6 +210,15 @@ class Findings(ProfTestCase):
         for text, line in zip(shown, said):
             self.assertTrue(line.startswith("prof: finding: %s; try " % text), (line, text))
             self.assertTrue(line.endswith(" (report.html)"), line)
+        # findings.json holds them too, for programs and prof stats
+        with open(r.output("findings.json")) as f:
+            kept = json.load(f)
+        self.assertEqual([k["text"] for k in kept], shown)
+        self.assertEqual([k["rule"] for k in kept], re.findall(r"\(rule (\w+):", html))
+        st = subprocess.run([PROF, "stats", "--format", "json", r.run_dir],
+                            capture_output=True, text=True, timeout=60)
+        self.assertEqual([k["rule"] for k in json.loads(st.stdout)["findings"]],
+                         [k["rule"] for k in kept], st.stderr)
         # ... and by prof parse, after its summary line
         p = subprocess.run([PROF, "parse", r.run_dir], capture_output=True, text=True,
                            timeout=120)

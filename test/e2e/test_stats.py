@@ -70,6 +70,12 @@ class HostSteps(StatsCase):
         self.assertIn("Operators by self time", out)
         self.assertNotIn("Device(ms)", out)
         self.assertNotIn("Device tasks", out)
+        # report.html's findings (findings.json): none fire on this run
+        with open(self.run.output("findings.json")) as f:
+            self.assertEqual(json.load(f), [])
+        self.assertIn("Findings (report.html): none; no rule fired", out)
+        os.remove(self.run.output("findings.json"))   # --no-report, an older prof
+        self.assertNotIn("Findings", self.ok(self.run.run_dir))
 
     def test_steps_view_matches_csv(self):
         out = self.ok(self.run.run_dir, "--view", "steps", "--unit", "us")
