@@ -1,7 +1,7 @@
 /*
  * prof diff [options] BASE NEW: two runs compared (step time and its
- * split, operators, kernels, user ranges, peak memory, lost records), and
- * with --fail-above a gate for CI on the median step time. BASE and NEW
+ * split, operators, kernels, user ranges, peak memory, lost records,
+ * findings), and with --fail-above a gate for CI on the median step time. BASE and NEW
  * are run directories, archives of one, or cluster directories; those not
  * parsed yet are parsed first. lib/stats/stats_diff.h loads and matches;
  * this file prints.
@@ -40,7 +40,8 @@ static void diff_usage(FILE *out)
 		"(op_statistic.csv) and user ranges (range_statistic.csv) by name, with\n"
 		"calls, total and self time, ordered by the size of the change; names\n"
 		"found in one run only are marked new or gone; peak memory and lost\n"
-		"records. Changes are NEW against BASE, in percent of BASE.\n\n"
+		"records; report.html's findings (findings.json), new, gone or in both.\n"
+		"Changes are NEW against BASE, in percent of BASE.\n\n"
 		"BASE and NEW are run directories, archives of one (.tar.gz, .tgz,\n"
 		".tar.zst, .zip, as `prof run --archive` writes; extracted into a\n"
 		"temporary directory and removed afterwards) or cluster directories (the\n"
@@ -432,6 +433,58 @@ static void print_recording(struct tab *t, const struct diff_side *s)
 	tab_line(t, "%s", "");
 }
 
+static int has_rule(const struct stats_findings *f, const char *rule)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (strcmp(f->v[i].rule, rule) == 0)
+			return 1;
+	return 0;
+}
+
+/* report.html's findings of each run: those NEW has that BASE had not
+ * come first, then those gone, then those in both. */
+static void print_findings(struct tab *t, const struct diff_side *s)
+{
+	if (t->fmt == FMT_CSV)
+		return;
+	if (t->fmt == FMT_JSON) {
+		jo_key(&t->jo, "findings");
+		jo_obj_begin(&t->jo);
+		for (int i = 0; i < 2; i++) {
+			jo_key(&t->jo, i ? "new" : "base");
+			if (!s[i].have_findings) {
+				jo_null(&t->jo);
+				continue;
+			}
+			jo_arr_begin(&t->jo);
+			for (size_t k = 0; k < s[i].findings.n; k++)
+				jo_str(&t->jo, s[i].findings.v[k].rule);
+			jo_arr_end(&t->jo);
+		}
+		jo_obj_end(&t->jo);
+		return;
+	}
+	if (!s[0].have_findings || !s[1].have_findings) {
+		char why[160];
+		snprintf(why, sizeof why, "not compared: %s has no findings.json (a cluster, "
+			 "--no-report or an older prof)", !s[0].have_findings ? "BASE" : "NEW");
+		tab_para(t, "Findings: ", why);
+		tab_line(t, "%s", "");
+		return;
+	}
+	tab_line(t, "Findings (report.html): BASE %zu, NEW %zu", s[0].findings.n, s[1].findings.n);
+	static const char *const tag[] = { "new in NEW", "gone", "in both" };
+	for (int pass = 0; pass < 3; pass++) {
+		const struct stats_findings *f = &s[pass == 1 ? 0 : 1].findings;
+		for (size_t k = 0; k < f->n; k++) {
+			int other = has_rule(&s[pass == 1 ? 1 : 0].findings, f->v[k].rule);
+			if ((pass == 2) == other)
+				tab_line(t, "  %-11s %s", tag[pass], f->v[k].text);
+		}
+	}
+	tab_line(t, "%s", "");
+}
+
 static void print_sides(struct tab *t, const struct input *in, const struct diff_side *s)
 {
 	for (int i = 0; i < 2; i++) {
@@ -575,6 +628,7 @@ static int print_diff(struct diff_opts *o, const struct input *in, const struct 
 	if (rc)
 		return rc;
 	print_recording(t, s);
+	print_findings(t, s);
 	char text[600];
 	double pct;
 	int status = verdict(o, s, &ck, &pct, text, sizeof text);

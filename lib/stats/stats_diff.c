@@ -153,6 +153,11 @@ int diff_side_load(struct diff_side *s, char *const *run_dirs, size_t n, char *e
 		rc = load_run(s, run_dirs[i], outdirs[i], i, err, errlen);
 	if (rc == 0)
 		rc = load_steps(s, outdirs, n, err, errlen);
+	if (rc == 0 && n == 1) {   /* a cluster's findings are its report's, not its ranks' */
+		int f = stats_load_findings(outdirs[0], &s->findings, err, errlen);
+		s->have_findings = f == 0;
+		rc = f == -1 ? -1 : 0;
+	}
 	for (size_t i = 0; outdirs && i < n; i++)
 		free(outdirs[i]);
 	free(outdirs);
@@ -166,6 +171,7 @@ void diff_side_free(struct diff_side *s)
 	stats_agg_free(&s->ops);
 	stats_agg_free(&s->kernels);
 	stats_agg_free(&s->ranges);
+	stats_findings_free(&s->findings);
 	free(s->command);
 	free(s->words);
 	s->command = NULL;

@@ -26,6 +26,8 @@ struct diff_side {
 	char devices[256];            /* memory_record.csv's devices, "SIM:0,SIM:1"; "": none */
 	int lost_known;               /* every run's profiler_info.json has end_info */
 	uint64_t lost;                /* records lost while recording, over the runs */
+	struct stats_findings findings;   /* report.html's, of a single run */
+	int have_findings;            /* its findings.json was read */
 	char *command;                /* the first run's command; NULL: not known */
 	char **words;                 /* ... word by word (stats_recording's) */
 	size_t nwords;

@@ -232,6 +232,32 @@ class Diff(ProfTestCase):
         self.assertIn("not the ranks of one job", p.stderr)
         self.assertEqual(diff(first.run_dir, second.run_dir).returncode, 0)
 
+    def test_findings_compared(self):
+        base = self.run_steps(5)
+        new = os.path.join(self.tmp, "new_prof")
+        shutil.copytree(base.run_dir, new)
+        finding = {"rule": "data_loading", "value": 30.0, "threshold": 10, "unit": "%",
+                   "text": "Data loading takes 30.0% of the step time",
+                   "advice": "more DataLoader workers"}
+        with open(os.path.join(new, "PROFILER_OUTPUT", "findings.json"), "w") as f:
+            json.dump([finding], f)
+        p = diff(base.run_dir, new)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("Findings (report.html): BASE 0, NEW 1\n"
+                      "  new in NEW  Data loading takes 30.0% of the step time\n", p.stdout)
+        p = diff(new, base.run_dir)
+        self.assertIn("Findings (report.html): BASE 1, NEW 0\n"
+                      "  gone        Data loading takes 30.0% of the step time\n", p.stdout)
+        p = diff(new, new)
+        self.assertIn("  in both     Data loading takes 30.0% of the step time", p.stdout)
+        j = json.loads(diff("--format", "json", base.run_dir, new).stdout)
+        self.assertEqual(j["findings"], {"base": [], "new": ["data_loading"]})
+        os.remove(base.output("findings.json"))   # --no-report, an older prof
+        p = diff(base.run_dir, new)
+        self.assertIn("Findings: not compared: BASE has no findings.json", p.stdout)
+        j = json.loads(diff("--format", "json", base.run_dir, new).stdout)
+        self.assertEqual(j["findings"], {"base": None, "new": ["data_loading"]})
+
     def test_damaged_input(self):
         run = self.run_steps(5)
         bad = os.path.join(self.tmp, "bad.tar.gz")
