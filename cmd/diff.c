@@ -1,9 +1,9 @@
 /*
  * prof diff [options] BASE NEW: two runs compared (step time and its
  * split, operators, kernels, user ranges, peak memory, lost records,
- * findings), and with --fail-above a gate for CI on the median step time. BASE and NEW
- * are run directories, archives of one, or cluster directories; those not
- * parsed yet are parsed first. lib/stats/stats_diff.h loads and matches;
+ * findings), and with --fail-above a gate for CI on the median step time.
+ * BASE and NEW are run directories, archives of one, or cluster
+ * directories; those not parsed yet are parsed first. lib/stats/stats_diff.h loads and matches;
  * this file prints.
  */
 #include <errno.h>
