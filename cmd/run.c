@@ -384,6 +384,13 @@ static int run_make_dir(struct run_ctx *r)
 		goto fail;
 	rundir_set_budget(&r->rd, (uint64_t)r->cfg.storage_limit_mb << 20);
 	fprintf(stderr, "prof: recording into %s\n", r->rd.path);
+	/* a prof run started by a program that another records (a script
+	 * that runs prof itself, under `prof run`) */
+	const char *outer = getenv(PROF_AGENT_RUN_DIR);
+	if (outer && *outer && !r->session)
+		fprintf(stderr, "prof: note: this prof runs under another prof run, recording into "
+			"%s: the program is recorded here, and that run holds this prof alone\n",
+			outer);
 	return 0;
 fail:
 	fprintf(stderr, "prof: %s\n", err);

@@ -27,6 +27,8 @@ static const struct outside outside[] = {
 	  "inside the container" },
 	{ "kubectl", 0, "kubectl runs the command in a pod, not under prof: run prof inside "
 	  "the pod" },
+	{ "prof", 0, "CMD is prof itself: that prof run records the program, into its own "
+	  "run directory; this run holds that prof alone" },
 	{ "mpirun", 1, "mpirun's ranks on other machines are not under prof: put prof inside, "
 	  "`mpirun ... prof run -o DIR -- CMD`, then `prof parse DIR`" },
 	{ "mpiexec", 1, "mpiexec's ranks on other machines are not under prof: put prof "

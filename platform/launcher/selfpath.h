@@ -10,7 +10,8 @@
 
 #include <stddef.h>
 
-#define SELFPATH_AGENT_REL  "../lib/prof/libprof_agent.so"
+#define SELFPATH_AGENT_NAME "libprof_agent.so"
+#define SELFPATH_AGENT_REL  "../lib/prof/" SELFPATH_AGENT_NAME
 #define SELFPATH_PYTHON_REL "../share/prof/python"
 
 /* The running executable (absolute), malloc'd. 0 or -errno. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/agent_env.h"
+#include "launcher/selfpath.h"
 #include "common/env_list.h"
 
 #define SPAWN_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
@@ -154,6 +155,11 @@ static const char *const spawn_injection_vars[] = { "CUDA_INJECTION64_PATH",
 const char *spawn_env_injection_taken(char *const *base, const char *name)
 {
 	const char *v = spawn_env_get(base, name);
+	/* prof's own agent, set by a prof run this one runs under, is ours
+	 * to replace, not another tool's */
+	const char *slash = v ? strrchr(v, '/') : NULL;
+	if (v && strcmp(slash ? slash + 1 : v, SELFPATH_AGENT_NAME) == 0)
+		return NULL;
 	return v && *v && strcmp(v, "none") != 0 ? v : NULL;
 }
 

@@ -183,6 +183,21 @@ class TreeAndSignals(LauncherCase):
         r = self.prof_run([mpirun, "true"])
         self.assertIn("mpirun's ranks on other machines are not under prof", r.stderr)
 
+    def test_prof_under_prof(self):
+        """A prof run inside another (a script that runs prof itself, under
+        `prof run`): the inner records the program and says whose tree it
+        is in; its agent, set by the outer, is no other CUDA tool."""
+        inner_out = os.path.join(self.tmp, "inner")
+        r = self.prof_run([PROF, "run", "-o", inner_out, "--", workload("tx_steps"), "3", "1"])
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertIn("prof: note: this prof runs under another prof run, recording into "
+                      "%s: the program is recorded here" % r.run_dir, r.stderr)
+        self.assertNotIn("CUDA_INJECTION64_PATH", r.stderr)
+        self.assertIn("prof: note: CMD is prof itself: that prof run records the program",
+                      r.stderr)
+        inner = Run(subprocess.CompletedProcess([], 0, "", ""), inner_out)
+        self.assertEqual(len(inner.csv_rows("step_trace_time.csv")) - 1, 3)
+
     def test_child_environment(self):
         env = {"PROF_AGENT_STALE": "1", "LD_PRELOAD": "", "KEEP_ME": "yes"}
         r = self.run_cmd(["sh", "-c", "env"], env=env)

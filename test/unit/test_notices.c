@@ -93,6 +93,7 @@ static void test_outside(void)
 	CHECK(run_outside_tree("mpirun", -1) == NULL);   /* not parsed: not known */
 	CHECK_CONTAINS(run_outside_tree("/opt/mpi/bin/mpirun", 0), "other machines");
 	CHECK(run_outside_tree(NULL, 0) == NULL);
+	CHECK_CONTAINS(run_outside_tree("/usr/local/bin/prof", 1), "that prof run records the program");
 	char buf[512];
 	run_apart_note(buf, sizeof buf, "/usr/bin/foo", 1);
 	CHECK_CONTAINS(buf, "/usr/bin/foo was started with an environment of its own");
