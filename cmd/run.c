@@ -584,15 +584,24 @@ static void run_set_timers(struct run_ctx *r)
 		r->duration_end = launch + (uint64_t)((d + t) * 1e9);
 }
 
+/* --delay and --duration, each said when it acts: a recording that stops
+ * while CMD runs on must not look like prof hanging, nor a short profile
+ * like lost data. */
 static void run_fire_timers(struct run_ctx *r, uint64_t now)
 {
 	if (r->delay_end && now >= r->delay_end) {
 		rundir_set_recording(&r->rd, true);
 		r->delay_end = 0;
+		if (!r->have_status)
+			fprintf(stderr, "prof: recording starts (delay %g s)\n", r->cfg.delay_s);
 	}
 	if (r->duration_end && !r->delay_end && now >= r->duration_end) {
 		rundir_set_recording(&r->rd, false);
 		r->duration_end = 0;
+		if (!r->have_status)
+			fprintf(stderr, "prof: recording stopped (duration %g s); %s runs on, and prof "
+				"parses when it ends (Ctrl-C ends it now)\n", r->cfg.duration_s,
+				r->cmd ? r->cmd[0] : "the program");
 	}
 }
 

@@ -416,11 +416,13 @@ class DelayDuration(LauncherCase):
     def timeline(self, *options):
         r = self.run_cmd([workload("launcher_control"), "1000"], *options)
         self.assertEqual(r.rc, 0, r.stderr)
+        self.stderr = r.stderr
         return [(float(t), int(rec), int(gen))
                 for t, rec, gen in (l.split() for l in r.stdout.splitlines())]
 
     def test_records_from_start_without_delay(self):
         self.assertEqual([(rec, gen) for _, rec, gen in self.timeline()], [(1, 1)])
+        self.assertNotIn("recording st", self.stderr)
 
     def test_delay_then_duration(self):
         tl = self.timeline("--delay", "0.3", "--duration", "0.3")
@@ -428,6 +430,13 @@ class DelayDuration(LauncherCase):
         # times are from the program's start, which follows prof's timer base
         self.assertAlmostEqual(tl[1][0], 300, delta=100)
         self.assertAlmostEqual(tl[2][0], 600, delta=100)
+        # each said as it acts: a stop while CMD runs on is no hang
+        self.assertIn("prof: recording starts (delay 0.3 s)\n", self.stderr)
+        self.assertIn("prof: recording stopped (duration 0.3 s); %s runs on, and prof "
+                      "parses when it ends (Ctrl-C ends it now)" % workload("launcher_control"),
+                      self.stderr)
+        self.assertLess(self.stderr.index("recording starts"),
+                        self.stderr.index("recording stopped"))
 
     def test_duration_alone(self):
         tl = self.timeline("--duration", "0.2")
