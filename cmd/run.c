@@ -156,6 +156,7 @@ struct run_ctx {
 	int status;           /* the direct child's wait status */
 	bool have_status;
 	struct linger_state linger; /* what CMD left running once it ended */
+	bool storage_said;    /* the storage limit, reached, was said */
 	uint64_t delay_end, duration_end;  /* CLOCK_MONOTONIC ns; 0: none */
 	const char *dynamic_dir;
 	struct dyn_watch dyn;
@@ -808,6 +809,19 @@ static void run_dyn_poll(struct run_ctx *r)
 			"%s/cycles\n", r->dyn.activations, r->rd.path);
 }
 
+/* --storage-limit reached while the program runs: said at once, for a
+ * long job whose profile is capped from here on (and again at the end,
+ * with the records lost). */
+static void run_storage_look(struct run_ctx *r)
+{
+	if (r->storage_said || !r->cfg.storage_limit_mb || !rundir_budget_reached(&r->rd, NULL))
+		return;
+	r->storage_said = true;
+	fprintf(stderr, "prof: storage limit of %u MB reached: recording stops here (what "
+		"follows is counted as lost); %s runs on\n", r->cfg.storage_limit_mb,
+		r->cmd ? r->cmd[0] : "the program");
+}
+
 static void run_loop(struct run_ctx *r)
 {
 	while (!run_reap(r)) {
@@ -824,6 +838,7 @@ static void run_loop(struct run_ctx *r)
 			if (sig_is_forwarded(g.signo))
 				run_forward(r, &g);
 		run_linger_look(r, raw_clock_ns(CLOCK_MONOTONIC));
+		run_storage_look(r);
 	}
 }
 

@@ -53,6 +53,18 @@ class Stress(ProfTestCase):
                            timeout=120)
         self.assertIn("Lost records: none", p.stdout, p.stderr)
 
+    def test_storage_limit_said_as_it_is_reached(self):
+        # a job that goes on after the limit hears it then, not at its end
+        r = self.prof_run(["sh", "-c", "%s %d %d; sleep 1" % (workload("tx_stress"), THREADS,
+                                                               EVENTS)],
+                          "--no-parse", "--sampling-interval", "0", "--storage-limit",
+                          str(LIMIT_MB), env={"PROF_AGENT_CHUNK_KB": str(CHUNK_KB)})
+        self.assertEqual(r.rc, 0, r.stderr)
+        live = "prof: storage limit of %d MB reached: recording stops here (what follows " \
+               "is counted as lost); sh runs on" % LIMIT_MB
+        self.assertEqual(r.stderr.count(live), 1, r.stderr)
+        self.assertLess(r.stderr.index(live), r.stderr.index("prof: raw data in"))
+
     def test_storage_limit_accounts_for_every_mark(self):
         r, end = self.stress("--storage-limit", str(LIMIT_MB),
                              env={"PROF_AGENT_CHUNK_KB": str(CHUNK_KB)})
