@@ -117,6 +117,13 @@ void cluster_free_runs(char **runs, size_t n)
 	free(runs);
 }
 
+int cluster_info_rank_of(const struct cJSON *root)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(root, "rank");
+	return cJSON_IsNumber(r) && r->valuedouble >= 0 && r->valuedouble <= 0x7fffffff ?
+		(int)r->valuedouble : -1;
+}
+
 int cluster_info_rank(const char *run_dir)
 {
 	char *p = fs_join(run_dir, "profiler_info.json"), *text = NULL;
@@ -124,9 +131,7 @@ int cluster_info_rank(const char *run_dir)
 	int rank = -1;
 	if (p && fs_read_file(p, &text, &len) == 0) {
 		cJSON *root = cJSON_ParseWithLength(text, len);
-		cJSON *r = cJSON_GetObjectItemCaseSensitive(root, "rank");
-		if (cJSON_IsNumber(r) && r->valuedouble >= 0 && r->valuedouble <= 0x7fffffff)
-			rank = (int)r->valuedouble;
+		rank = cluster_info_rank_of(root);
 		cJSON_Delete(root);
 	}
 	free(text);

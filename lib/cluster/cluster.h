@@ -44,8 +44,10 @@ struct cluster {
 int cluster_find_runs(const char *dir, char ***runs, size_t *n);
 void cluster_free_runs(char **runs, size_t n);
 
-/* "rank" of run_dir/profiler_info.json, or -1. */
+/* "rank" of run_dir/profiler_info.json, or -1; of its parsed text. */
 int cluster_info_rank(const char *run_dir);
+struct cJSON;
+int cluster_info_rank_of(const struct cJSON *root);
 
 /* 1 when `runs` are separate runs made one after another (none names a
  * rank, each ended before the next began: `prof run` twice into one

@@ -35,7 +35,7 @@ static int read_span(const char *run_dir, struct span *s)
 			rc = 0;
 		if (parse_json_u64(cJSON_GetObjectItemCaseSensitive(end, "real_ns"), &s->end) != 0)
 			s->end = 0;
-		s->rank = cluster_info_rank(run_dir);
+		s->rank = cluster_info_rank_of(root);
 		cJSON_Delete(root);
 	}
 	free(text);

@@ -17,6 +17,7 @@
 
 #include "common/fsutil.h"
 #include "common/grow.h"
+#include "raw/raw_clock.h"
 
 extern char **environ;
 
@@ -314,21 +315,14 @@ void win_say_left(const struct win_queue *q, FILE *out, int skippable)
 		skippable ? "; Ctrl-C skips " : "", skippable ? (left == 1 ? "it" : "them") : "");
 }
 
-#define WIN_DRAIN_QUIET_NS 1000000000ll   /* a drain longer than this is said */
+#define WIN_DRAIN_QUIET_NS 1000000000ull   /* a drain longer than this is said */
 #define WIN_DRAIN_POLL_NS  5000000l
-
-static long long win_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
 
 void win_drain(struct win_queue *q, FILE *say)
 {
 	if (!q->dir)
 		return;
-	long long since = win_now_ns();
+	uint64_t since = raw_clock_ns(CLOCK_MONOTONIC);
 	bool said = false;
 	for (;;) {
 		win_poll(q);
@@ -339,7 +333,7 @@ void win_drain(struct win_queue *q, FILE *say)
 		if (p < 0 && errno == EINTR)
 			continue;
 		if (p == 0) {
-			if (!said && say && win_now_ns() - since > WIN_DRAIN_QUIET_NS) {
+			if (!said && say && raw_clock_ns(CLOCK_MONOTONIC) - since > WIN_DRAIN_QUIET_NS) {
 				said = true;
 				win_say_left(q, say, 0);   /* a signal now ends prof */
 			}

@@ -129,6 +129,14 @@ int stats_load_kernels(const char *outdir, struct stats_agg *a, const char **sou
 int stats_load_ranges(const char *outdir, const char *category, enum stats_where where,
 		      struct stats_agg *a, char *err, size_t errlen);
 
+/* dir/name read and parsed (a small JSON file: profiler_info.json,
+ * findings.json): 0 with *root (NULL when not JSON) and *path (malloc'd,
+ * for the caller's messages), STATS_ABSENT when the file is absent, or -1
+ * with err said. */
+struct cJSON;
+int stats_read_json(const char *dir, const char *name, struct cJSON **root, char **path,
+		    char *err, size_t errlen);
+
 /* findings.json: report.html's findings (lib/report/report.h). */
 #define STATS_FINDINGS_FILE "findings.json"
 struct stats_finding {

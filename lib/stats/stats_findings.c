@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/fsutil.h"
 
 static char *dup_str(const cJSON *o, const char *key)
 {
@@ -28,16 +27,11 @@ static int read_one(const cJSON *o, struct stats_finding *f)
 int stats_load_findings(const char *outdir, struct stats_findings *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
-	char *path = fs_join(outdir, STATS_FINDINGS_FILE), *text = NULL;
-	size_t len;
-	int rc = path ? fs_read_file(path, &text, &len) : -ENOMEM;
-	if (rc) {
-		if (rc != -ENOENT)
-			snprintf(err, errlen, "%s: %s", path ? path : outdir, strerror(-rc));
-		free(path);
-		return rc == -ENOENT ? STATS_ABSENT : -1;
-	}
-	cJSON *arr = cJSON_ParseWithLength(text, len);
+	cJSON *arr;
+	char *path;
+	int rc = stats_read_json(outdir, STATS_FINDINGS_FILE, &arr, &path, err, errlen);
+	if (rc)
+		return rc;
 	size_t n = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
 	out->v = calloc(n ? n : 1, sizeof *out->v);
 	rc = !cJSON_IsArray(arr) ? -EINVAL : out->v ? 0 : -ENOMEM;
@@ -52,7 +46,6 @@ int stats_load_findings(const char *outdir, struct stats_findings *out, char *er
 		snprintf(err, errlen, "%s: %s", path, rc == -EINVAL ? "not a JSON array" :
 			 strerror(-rc));
 	cJSON_Delete(arr);
-	free(text);
 	free(path);
 	if (rc)
 		stats_findings_free(out);

@@ -66,21 +66,35 @@ static char *join_words(char *const *w, size_t n)
 	return out;
 }
 
+int stats_read_json(const char *dir, const char *name, struct cJSON **root, char **path,
+		    char *err, size_t errlen)
+{
+	*root = NULL;
+	*path = fs_join(dir, name);
+	size_t len = 0;
+	char *text = NULL;
+	int e = *path ? fs_read_file(*path, &text, &len) : -ENOMEM;
+	if (e) {
+		if (e != -ENOENT)
+			snprintf(err, errlen, "%s: %s", *path ? *path : dir, strerror(-e));
+		free(*path);
+		*path = NULL;
+		return e == -ENOENT ? STATS_ABSENT : -1;
+	}
+	*root = cJSON_ParseWithLength(text, len);
+	free(text);
+	return 0;
+}
+
 int stats_load_recording(const char *run_dir, struct stats_recording *r, char *err,
 			 size_t errlen)
 {
 	memset(r, 0, sizeof *r);
-	char *path = fs_join(run_dir, "profiler_info.json");
-	size_t len = 0;
-	char *text = NULL;
-	int e = path ? fs_read_file(path, &text, &len) : -ENOMEM;
-	if (e) {
-		if (e != -ENOENT)
-			snprintf(err, errlen, "%s: %s", path ? path : run_dir, strerror(-e));
-		free(path);
-		return e == -ENOENT ? STATS_ABSENT : -1;
-	}
-	cJSON *root = cJSON_ParseWithLength(text, len);
+	cJSON *root;
+	char *path;
+	int e = stats_read_json(run_dir, "profiler_info.json", &root, &path, err, errlen);
+	if (e)
+		return e;
 	r->words = command_words(cJSON_GetObjectItemCaseSensitive(root, "command"), &r->nwords);
 	r->command = join_words(r->words, r->nwords);
 	const cJSON *end = cJSON_GetObjectItemCaseSensitive(root, "end_info");
@@ -107,7 +121,6 @@ int stats_load_recording(const char *run_dir, struct stats_recording *r, char *e
 		rc = -1;
 	}
 	cJSON_Delete(root);
-	free(text);
 	free(path);
 	return rc;
 }

@@ -1,8 +1,5 @@
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -33,18 +30,8 @@ bool linger_any_in_group(const struct procfs_pids *p, pid_t group)
 
 void linger_comm(pid_t pid, char out[16])
 {
-	char path[48];
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, out, 15) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0) {
+	if (procfs_comm(pid, out) != 0 || !*out)
 		strcpy(out, "?");
-		return;
-	}
-	out[n] = '\0';
-	out[strcspn(out, "\n")] = '\0';
 }
 
 void linger_names(const struct procfs_pids *p, char *buf, size_t len, char first[16])
@@ -67,18 +54,7 @@ void linger_names(const struct procfs_pids *p, char *buf, size_t len, char first
 
 bool linger_ignores(pid_t pid, int sig)
 {
-	char path[48], text[4096];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0 || sig < 1 || sig > 64)
-		return false;
-	text[n] = '\0';
-	const char *p = strstr(text, "\nSigIgn:");
-	if (!p)
-		return false;
-	unsigned long long mask = strtoull(p + strlen("\nSigIgn:"), NULL, 16);
-	return (mask >> (sig - 1)) & 1;
+	uint64_t mask;
+	return sig >= 1 && sig <= 64 && procfs_sig_ignored(pid, &mask) == 0 &&
+	       ((mask >> (sig - 1)) & 1);
 }

@@ -255,6 +255,27 @@ int procfs_read_proc(pid_t pid, struct procfs_proc *p, bool io)
 	return 0;
 }
 
+int procfs_comm(pid_t pid, char out[16])
+{
+	char path[48];
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	int rc = procfs_slurp(path, out, 16);
+	out[strcspn(out, "\n")] = '\0';
+	return rc;
+}
+
+int procfs_sig_ignored(pid_t pid, uint64_t *mask)
+{
+	char path[48], text[4096];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	int rc = procfs_slurp(path, text, sizeof text);
+	const char *p = rc ? NULL : strstr(text, "\nSigIgn:");
+	if (!rc && !p)
+		rc = -EINVAL;
+	*mask = p ? strtoull(p + strlen("\nSigIgn:"), NULL, 16) : 0;
+	return rc;
+}
+
 int procfs_sys_cpu(struct procfs_cpu *c)
 {
 	char buf[512];

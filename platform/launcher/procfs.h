@@ -56,6 +56,14 @@ struct procfs_cpu {
 /* The first line of /proc/stat. 0 or -errno. */
 int procfs_sys_cpu(struct procfs_cpu *out);
 
+/* The process's command name (/proc/<pid>/comm, at most 15 bytes), into
+ * `out`. 0 or -errno (gone). */
+int procfs_comm(pid_t pid, char out[16]);
+
+/* The signals the process ignores (SigIgn of /proc/<pid>/status): bit
+ * sig - 1 for each. 0 or -errno. */
+int procfs_sig_ignored(pid_t pid, uint64_t *mask);
+
 /* MemTotal and MemAvailable of /proc/meminfo, in bytes. 0 or -errno. */
 int procfs_meminfo(uint64_t *total, uint64_t *avail);
 
