@@ -120,20 +120,24 @@ static void run_linger_signal(struct run_ctx *r, const struct procfs_pids *tree,
 	}
 }
 
-/* CMD has ended and an INT or QUIT came: true when it was for what CMD
- * left running (run_linger_signal), or, none being left, for prof's own
- * window parses, which it skips. */
-static bool run_linger_phase(struct run_ctx *r, const struct procfs_pids *tree, int sig)
+/* CMD has ended and an INT or QUIT came: it is for what CMD left running
+ * (run_linger_signal) or, none being left, for prof's own window parses,
+ * which it skips. false, doing nothing, for any other signal or while CMD
+ * runs. */
+static bool run_after_cmd(struct run_ctx *r, const struct procfs_pids *tree, int sig,
+			  bool terminal)
 {
 	if (!r->have_status || (sig != SIGINT && sig != SIGQUIT))
 		return false;
-	size_t left = tree->n ? 0 : win_left(&r->win);
-	if (left && !r->win.skipping) {
+	size_t left = win_left(&r->win);
+	if (tree->n) {
+		run_linger_signal(r, tree, sig, terminal);
+	} else if (left && !r->win.skipping) {
 		fprintf(stderr, "prof: skipping the %zu window result%s left\n", left,
 			left == 1 ? "" : "s");
 		win_skip(&r->win);
 	}
-	return tree->n > 0;
+	return true;
 }
 
 /* The terminal's Ctrl-C or Ctrl-\ reached prof's process group. The
@@ -144,13 +148,10 @@ static void run_forward_terminal(struct run_ctx *r, int sig)
 	if (sig != SIGINT && sig != SIGQUIT)
 		return;
 	struct procfs_pids tree = { 0 };
-	if (linger_tree(r->win.child, &tree) == 0) {
-		if (run_linger_phase(r, &tree, sig))
-			run_linger_signal(r, &tree, sig, true);
-		else if (!linger_any_in_group(&tree, getpgrp()))
-			for (size_t i = 0; i < tree.n; i++)
-				kill(tree.v[i], sig);
-	}
+	if (linger_tree(r->win.child, &tree) == 0 && !run_after_cmd(r, &tree, sig, true) &&
+	    !linger_any_in_group(&tree, getpgrp()))
+		for (size_t i = 0; i < tree.n; i++)
+			kill(tree.v[i], sig);
 	procfs_pids_free(&tree);
 }
 
@@ -173,11 +174,8 @@ static void run_forward(struct run_ctx *r, const struct sig_got *g)
 			r->have_status ? "not passed on" : "passed on to the program alone");
 		if (!r->have_status)
 			kill(r->child.pid, g->signo);
-	} else if (!run_pids_have(&tree, g->sender)) {
-		if (run_linger_phase(r, &tree, g->signo))
-			run_linger_signal(r, &tree, g->signo, false);
-		else
-			run_send_tree(&tree, g->signo);
+	} else if (!run_pids_have(&tree, g->sender) && !run_after_cmd(r, &tree, g->signo, false)) {
+		run_send_tree(&tree, g->signo);
 	}
 	procfs_pids_free(&tree);
 }
