@@ -41,7 +41,7 @@ struct parse_opts {
 	int progress;                  /* PARSE_PROGRESS_*: a bar on `log` (the caller
 					* checked it is a terminal), or a line now and
 					* then (a CI log) */
-	double progress_after_s;       /* a bar once the parse has run this long */
+	double progress_after_s;       /* progress shows once the parse has run this long */
 	int quiet;                     /* no result lines (prof parse -q) */
 	int end_info_said;             /* a run without end_info was said by the caller
 					* (a cluster says it once, not once a rank) */
