@@ -87,9 +87,25 @@ class KinetoQuiet(unittest.TestCase):
     def test_put_back(self):
         os.environ.pop("KINETO_LOG_LEVEL", None)
         q = ops._KinetoQuiet()
-        self.assertEqual(os.environ.get("KINETO_LOG_LEVEL"), "3")
+        self.assertEqual(os.environ.get("KINETO_LOG_LEVEL"), ops._kineto_errors_level())
         q.restore()
         self.assertNotIn("KINETO_LOG_LEVEL", os.environ)
+
+    def test_errors_level_by_torch(self):
+        """torch 2.x's Kineto has STAGE at 3 ("Completed Stage: Warm Up"
+        at every start and stop, seen on an H100 with torch 2.11): errors
+        are 4 there."""
+        saved = sys.modules.get("torch")
+        try:
+            for version, level in (("1.13.1", "3"), ("2.11.0+cu130", "4"), ("2.0.0", "4"),
+                                   ("weird", "4")):
+                sys.modules["torch"] = types.SimpleNamespace(__version__=version)
+                self.assertEqual(ops._kineto_errors_level(), level, version)
+        finally:
+            if saved is not None:
+                sys.modules["torch"] = saved
+            else:
+                sys.modules.pop("torch", None)
 
     def test_program_choice_kept(self):
         os.environ["KINETO_LOG_LEVEL"] = "0"

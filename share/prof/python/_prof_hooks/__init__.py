@@ -197,7 +197,8 @@ class Hooks:
             recorded = os.environ.get("PROF_AGENT_DEVICE") == "1"
             self.agent.log(
                 "notice: the program's own profiler (%s) asks for CUDA activity, but prof holds "
-                "CUPTI, which serves one profiler: that profiler records no GPU activity here; "
+                "CUPTI, which serves one profiler: that profiler records no GPU activity here "
+                "(torch's warning \"CUPTI initialization failed\" on stderr says the same); "
                 "%s" % (what, "prof's trace has it" if recorded else
                         "run without --activities CPU to have it in prof's trace"))
 

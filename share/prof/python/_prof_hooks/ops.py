@@ -554,17 +554,28 @@ class _KinetoQuiet:
     at the process's first profiler start, which is prof's. prof holds
     CUPTI (platform/agent/device/cuda/backend.c), so Kineto's CUPTI set-up fails
     there and it warns on the program's stderr about a conflict the
-    program did not make: errors only (3) for that moment, unless the
-    program chose a level itself; the variable is then put back."""
+    program did not make: errors only for that moment, unless the program
+    chose a level itself; the variable is then put back. Errors are level 4
+    from torch 2.0 on, whose Kineto put STAGE (its "Completed Stage: Warm
+    Up" lines, printed at each start and stop) at 3; 1.13's are 3."""
 
     def __init__(self):
         self.set = "KINETO_LOG_LEVEL" not in os.environ
         if self.set:
-            os.environ["KINETO_LOG_LEVEL"] = "3"
+            os.environ["KINETO_LOG_LEVEL"] = _kineto_errors_level()
 
     def restore(self):
         if self.set:
             os.environ.pop("KINETO_LOG_LEVEL", None)
+
+
+def _kineto_errors_level():
+    version = getattr(sys.modules.get("torch"), "__version__", "2")
+    try:
+        major = int(str(version).split(".")[0])
+    except ValueError:
+        major = 2
+    return "3" if major < 2 else "4"
 
 
 def _device_event_test(e0):
