@@ -11,7 +11,11 @@ once when torch has been imported) and:
   * when the window's last recorded step ends (or a new window begins right
     after it, or the detail bits change) stops it and sends its operators;
   * inside a long window stops, sends and restarts every FLUSH_EVERY
-    recorded steps, so a crash loses at most that many steps of operators;
+    recorded steps, so a crash loses at most that many steps of operators.
+    Not fewer flushes for small steps: on an H200 host a flush of 35 steps
+    (5040 operators) cost more per step than one of 10 (1478), torch's stop
+    and the conversion both growing faster than the operators (2026-11-27,
+    test/gpu/README);
   * stops and sends at exit (atexit).
 
 Operators that started before the window's first recorded step (warm-up)
@@ -54,13 +58,14 @@ at `import torch`. A fork child drops the profiler session it inherited
 (its events are the parent's) at its first hook call.
 """
 import json
+import operator
 import os
 import sys
 import threading
 import time
 
 from . import agent as A
-from .agent import pack_memory, pack_op
+from .agent import OP_HEAD, pack_memory, pack_op
 from . import aside
 
 SYNC_NAME = "prof::clock_sync"
@@ -73,6 +78,7 @@ SCOPE_USER = 7        # at::RecordScope::USER_SCOPE (record_function)
 MEMORY_EVENT = "[memory]"
 TORCH_NEXT = "enumerate(DataLoader)#"   # torch's record_function around __next__
 BACKWARD_PREFIX = "autograd::engine::evaluate_function"
+_START_THEN_LONGEST = operator.itemgetter(0, 1)   # on (start, -end, event, name)
 
 
 class Collector:
@@ -355,41 +361,12 @@ class Collector:
         stack_on = bool(detail & A.STACK)
         flops_on = bool(detail & A.FLOPS) and hasattr(e0, "flops")
 
-        recs = []
-        mem_events = []   # "[memory]" events, for a torch without the event tree
-        memory = skipped = 0
-        for e in events:
-            if e is sync:
-                continue
-            try:   # one event torch cannot hand over must not cost the others
-                s, t = times(e)
-                s += offset
-                if s < keep_from:
-                    continue
-                if on_device is not None and on_device(e):
-                    continue
-                name = e.name()
-            except Exception:
-                skipped += 1
-                continue
-            if name == MEMORY_EVENT:
-                memory += 1
-                mem_events.append((s, e))
-                continue
-            if name.startswith(TORCH_NEXT):
-                continue   # the batch's span is prof's own (data.py): one, not two
-            recs.append((s, -(t + offset), e, name))
-        recs.sort(key=lambda r: (r[0], r[1]))
-
-        stacks = {}  # torch thread id -> [(end, backward)]
-        packed = []
+        recs, mem_events, memory, skipped = self._gather(events, sync, times, offset, keep_from,
+                                                         on_device)
         no_stack = self.no_stack
-        for s, neg_end, e, name in recs:
-            try:
-                packed.append(self._convert(e, name, s, -neg_end, tids, stacks, resource,
-                                            shapes_on, stack_on, flops_on))
-            except Exception:
-                skipped += 1
+        packed, failed_reads = self._pack_all(recs, tids, resource, shapes_on, stack_on,
+                                              flops_on)
+        skipped += failed_reads
         sent = self.agent.fw_ops(b"".join(packed)) if packed else 0
         failed = len(packed) - sent
         self.sent += sent
@@ -441,28 +418,90 @@ class Collector:
         return ", %d memory events sent from the %s in %.1f ms" % (
             sent, how, (time.monotonic_ns() - t0) / 1e6)
 
-    def _convert(self, e, name, s, end, tids, stacks, resource, shapes_on, stack_on, flops_on):
-        """One operator, packed for the agent (agent.pack_op). A call stack that is not valid
-        UTF-8 (torch decodes it and raises: torchvision's operators at
-        import make such) is left out and counted; the operator is kept."""
-        names, types_cache = self._names, self._types
-        tid = e.start_thread_id()
-        os_tid = tids.get(tid)
-        if os_tid is None:
-            os_tid = tids[tid] = self._os_tid(tid, e.device_resource_id() if resource else 0)
-        st = stacks.get(tid)
-        if st is None:
-            st = stacks[tid] = []
-        scope = e.scope()
-        while st and end > st[-1][0]:
-            st.pop()
-        bwd = scope == SCOPE_BACKWARD or name.startswith(BACKWARD_PREFIX) or \
-            bool(st and st[-1][1])
-        st.append((end, bwd))
-        flags = (A.OP_BACKWARD if bwd else 0) | (A.OP_USER if scope == SCOPE_USER else 0)
-        bname = names.get(name)
-        if bname is None:
-            bname = names[name] = name.encode("utf-8", "replace") + b"\0"
+    @staticmethod
+    def _gather(events, sync, times, offset, keep_from, on_device):
+        """The operators to send, as (start, -end, event, name) in start
+        order (longest first at a tie: parents before children); the
+        "[memory]" events apart; counts of those and of unreadable ones."""
+        recs, mem_events = [], []
+        memory = skipped = 0
+        append = recs.append
+        for e in events:
+            if e is sync:
+                continue
+            try:   # one event torch cannot hand over must not cost the others
+                s, t = times(e)
+                s += offset
+                if s < keep_from:
+                    continue
+                if on_device is not None and on_device(e):
+                    continue
+                name = e.name()
+            except Exception:
+                skipped += 1
+                continue
+            if name == MEMORY_EVENT:
+                memory += 1
+                mem_events.append((s, e))
+                continue
+            if name.startswith(TORCH_NEXT):
+                continue   # the batch's span is prof's own (data.py): one, not two
+            append((s, -(t + offset), e, name))
+        recs.sort(key=_START_THEN_LONGEST)
+        return recs, mem_events, memory, skipped
+
+    def _pack_all(self, recs, tids, resource, shapes_on, stack_on, flops_on):
+        """recs packed for the agent (agent.pack_op's layout, built here in
+        one loop: per-operator calls cost as much as the rest of the
+        conversion, which runs on the program's thread). Backward: an
+        autograd node, or inside one on its thread (parent chains rebuilt
+        from time nesting). A call stack that is not valid UTF-8 (torch
+        decodes it and raises: torchvision's operators at import make such)
+        is left out and counted; the operator is kept. Returns (packed
+        records, operators torch could not hand over)."""
+        names, types_cache, head = self._names, self._types, OP_HEAD.pack
+        stacks = {}  # torch thread id -> [(end, backward)]
+        packed = []
+        append = packed.append
+        skipped = 0
+        for s, neg_end, e, name in recs:
+            try:
+                end = -neg_end
+                tid = e.start_thread_id()
+                os_tid = tids.get(tid)
+                if os_tid is None:
+                    os_tid = tids[tid] = self._os_tid(tid, e.device_resource_id() if resource
+                                                      else 0)
+                st = stacks.get(tid)
+                if st is None:
+                    st = stacks[tid] = []
+                scope = e.scope()
+                while st and end > st[-1][0]:
+                    st.pop()
+                bwd = scope == SCOPE_BACKWARD or name.startswith(BACKWARD_PREFIX) or \
+                    bool(st and st[-1][1])
+                st.append((end, bwd))
+                flags = (A.OP_BACKWARD if bwd else 0) | (A.OP_USER if scope == SCOPE_USER else 0)
+                bname = names.get(name)
+                if bname is None:
+                    bname = names[name] = name.encode("utf-8", "replace") + b"\0"
+                fwd = e.fwd_thread_id()
+                if fwd:
+                    fwd = tids.get(fwd, -fwd)
+                if not (shapes_on or stack_on or flops_on):
+                    append(head(os_tid, s, end, flags, e.sequence_nr(), fwd, len(bname),
+                                0, 0, 0, 0) + bname)
+                    continue
+                shapes, types, stack = self._details(e, shapes_on, stack_on, types_cache)
+                flops = e.flops() if flops_on else 0
+                append(pack_op(os_tid, s, end, bname, shapes, types, stack, flags,
+                               e.sequence_nr(), fwd, flops if flops and flops > 0 else 0))
+            except Exception:
+                skipped += 1
+        return packed, skipped
+
+    def _details(self, e, shapes_on, stack_on, types_cache):
+        """(shapes, types, stack) of one operator, NUL-ended bytes or None."""
         shapes = types = stack = None
         if shapes_on:
             sh = e.shapes()
@@ -480,12 +519,7 @@ class Collector:
                 self.no_stack += 1
             if frames:
                 stack = ";".join(frames).encode("utf-8", "replace") + b"\0"
-        fwd = e.fwd_thread_id()
-        if fwd:
-            fwd = tids.get(fwd, -fwd)
-        flops = e.flops() if flops_on else 0
-        return pack_op(os_tid, s, end, bname, shapes, types, stack, flags, e.sequence_nr(), fwd,
-                       flops if flops and flops > 0 else 0)
+        return shapes, types, stack
 
     def report_unreadable(self):
         """At exit: what torch could not hand over, said once per process."""
