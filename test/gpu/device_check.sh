@@ -40,11 +40,12 @@ for s in loop compile graphs userprof streams amp inscript; do echo "== scenario
 } >>"$R" 2>&1
 
 date >>"$R"; echo "== overhead" >>"$R"
-timeout 150 "$PY" "$HERE/run_overhead.py" --prof "$PROF" --python "$PY" --steps 150 \
+timeout 200 "$PY" "$HERE/run_overhead.py" --prof "$PROF" --python "$PY" --steps 150 \
 	--repeat 2 --out "$WORK/over" >>"$R" 2>&1
 echo "rc=$?" >>"$R"
 # --activities CPU: operators only, no CUDA runtime call among them
-"$PY" - "$WORK"/over/prof_operators-0/*_prof >>"$R" 2>&1 <<'EOF'
+# (prof's runs are parsed in the last repeat only: 1 of 0..1)
+"$PY" - "$WORK"/over/prof_operators-1/*_prof >>"$R" 2>&1 <<'EOF'
 import collections, json, sys
 ev = json.load(open(sys.argv[1] + "/PROFILER_OUTPUT/trace_view.json"))["traceEvents"]
 ops = collections.Counter(e["name"] for e in ev if e.get("cat") == "cpu_op")
@@ -65,5 +66,5 @@ pack() { # NAME DIR...
 }
 (cd "$WORK" && pack scen scen/loop scen/graphs scen/userprof scen/streams scen/amp scen/inscript)
 (cd "$WORK" && pack compile scen/compile)
-(cd "$WORK" && pack over $(ls -d over/*-0 2>/dev/null))
+(cd "$WORK" && pack over $(ls -d over/*-1 2>/dev/null))
 date >>"$R"; ls -la "$OUT" >>"$R"

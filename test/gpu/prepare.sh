@@ -16,7 +16,8 @@ grep -q "PROF_HAVE_CUDA:.*=ON\|CUPTI_INCLUDE_DIR:PATH=/" build-gpu/CMakeCache.tx
 	{ echo "prepare.sh: no CUPTI headers found: the CUDA backend would be missing" >&2; exit 1; }
 cmake --build build-gpu -j"$(nproc)" >/dev/null
 cmake --install build-gpu --prefix "$DEST" >/dev/null
-mkdir -p "$DEST/lib/deps"
+# a fresh deps/: ldd would otherwise find the copies there and cp them onto themselves
+rm -rf "$DEST/lib/deps" && mkdir -p "$DEST/lib/deps"
 # everything but glibc's own libraries, which the device machine has
 ldd "$DEST/bin/prof" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' |
 	grep -v -E '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so' |

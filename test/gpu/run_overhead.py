@@ -6,6 +6,7 @@ Runs test/gpu/train.py three ways on the same machine, one after the other:
   prof devices    prof run -o OUT --activities DEVICE -- python3 train.py (steps, CUDA)
   prof operators  prof run -o OUT --activities CPU -- ... (steps, PyTorch operators)
   prof            prof run -o OUT -- python3 train.py (all of it)
+  torch.profiler cpu  python3 train.py --torch-profiler TRACE --torch-cpu-only
   torch.profiler  python3 train.py --torch-profiler TRACE (CPU + CUDA activity)
 and prints each one's median step time and its overhead over bare. Then it
 checks what prof recorded, and exits 1 if anything is missing:
@@ -19,6 +20,7 @@ Overhead figures are reported, not judged, unless --max-overhead is given.
 
   test/gpu/run_overhead.py [--prof build/bin/prof] [--python python3]
                            [--steps 200] [--model mlp] [--repeat 1] [--out DIR]
+                           [--ablate | --lean]
 """
 import argparse
 import collections
@@ -31,6 +33,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TRAIN = os.path.join(HERE, "train.py")
@@ -51,6 +54,8 @@ PROF_VARIANTS = (("prof devices", ["--activities", "DEVICE"], {}),
                  ("prof", [], {}))
 # --ablate: what each CUPTI kind prof traces costs (PROF_CUDA_SKIP_KINDS, a diagnostic)
 DEV = ["--activities", "DEVICE"]
+# the kinds Kineto does not trace by default (torch.profiler's CUDA activity)
+NOT_KINETO = "SYNCHRONIZATION,MEMORY2,OVERHEAD,CUDA_EVENT,MARKER"
 ABLATE = (("dev", DEV, {}),
           ("dev -DRIVER", DEV, {"PROF_CUDA_SKIP_KINDS": "DRIVER"}),
           ("dev -MARKER", DEV, {"PROF_CUDA_SKIP_KINDS": "MARKER"}),
@@ -60,11 +65,19 @@ ABLATE = (("dev", DEV, {}),
           ("dev kernels only", DEV, {"PROF_CUDA_SKIP_KINDS": "RUNTIME,DRIVER,MARKER,"
                                      "SYNCHRONIZATION,MEMORY2,OVERHEAD,MEMCPY,MEMCPY2,MEMSET,"
                                      "CUDA_EVENT"}))
+# --lean: prof beside its variants with Kineto's kinds only, to compare like with like
+LEAN = PROF_VARIANTS + (("prof dev kineto-kinds", DEV, {"PROF_CUDA_SKIP_KINDS": NOT_KINETO}),
+                        ("prof kineto-kinds", [], {"PROF_CUDA_SKIP_KINDS": NOT_KINETO}))
 
 
 def run_train(cmd, env=None):
-    """Runs one variant; returns (RESULT dict, stderr)."""
+    """Runs one variant; returns (RESULT dict, stderr). RESULT gains
+    "job_ms": from train.py's first step to the command's exit: the steps,
+    then the profiler's own end (torch.profiler's stop and export; prof's
+    last operators and the run's end, without the parse: prof runs get
+    --no-parse, their parse is timed apart)."""
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
+    end = time.monotonic()
     result = None
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -72,7 +85,18 @@ def run_train(cmd, env=None):
     if proc.returncode != 0 or result is None:
         sys.stderr.write(proc.stdout + proc.stderr)
         raise SystemExit("run_overhead: %s failed (exit %d)" % (" ".join(cmd), proc.returncode))
+    result["job_ms"] = (end - result.get("loop_start_mono", end)) * 1e3
     return result, proc.stderr
+
+
+def parse_timed(prof, prof_out):
+    """`prof parse` of a --no-parse run; (run directory, seconds)."""
+    run_dir = sorted(glob.glob(os.path.join(prof_out, "*_prof")))[-1]
+    t0 = time.monotonic()
+    p = subprocess.run([prof, "parse", run_dir], capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        raise SystemExit("run_overhead: prof parse %s failed:\n%s" % (run_dir, p.stderr))
+    return run_dir, time.monotonic() - t0
 
 
 class Checks:
@@ -174,8 +198,10 @@ def main():
                     help="fail when prof's median step is more than this %% over bare")
     ap.add_argument("--ablate", action="store_true",
                     help="time prof's device tracing with each CUPTI kind left off instead")
+    ap.add_argument("--lean", action="store_true",
+                    help="time prof also with the CUPTI kinds Kineto traces by default only")
     args = ap.parse_args()
-    variants = ABLATE if args.ablate else PROF_VARIANTS
+    variants = ABLATE if args.ablate else LEAN if args.lean else PROF_VARIANTS
     out = args.out or tempfile.mkdtemp(prefix="prof-gpu-")
     os.makedirs(out, exist_ok=True)
     train = [args.python, TRAIN, "--steps", str(args.steps), "--model", args.model]
@@ -183,29 +209,52 @@ def main():
            if k not in ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")}
     results = collections.defaultdict(list)
     run_dir = None
+    def timed(name, cmd, extra=None):
+        res, _ = run_train(cmd, dict(env, **(extra or {})))
+        results[name].append(res)
+        print("  run %d %-22s median %.3f ms, mean %.3f ms, first step to end %.0f ms" % (
+            r, name, res["median_step_ms"], res.get("mean_step_ms", 0), res["job_ms"]),
+            flush=True)
+
+    parses = {}
     for r in range(args.repeat):
-        res, _ = run_train(train, env)
-        results["bare"].append(res)
+        timed("bare", train)
         for name, flags, extra in variants:
             prof_out = os.path.join(out, "%s-%d" % (name.replace(" ", "_").replace(",", "_"), r))
-            res, err = run_train([args.prof, "run", "-o", prof_out] + flags + ["--"] + train,
-                                 dict(env, **extra))
-            results[name].append(res)
-            print("  run %d %-20s %.3f ms" % (r, name, res["median_step_ms"]), flush=True)
-            if not flags:
-                run_dir = sorted(glob.glob(os.path.join(prof_out, "*_prof")))[-1]
+            timed(name, [args.prof, "run", "--no-parse", "-o", prof_out] + flags + ["--"] + train,
+                  extra)
+            if r == args.repeat - 1:
+                d, secs = parse_timed(args.prof, prof_out)
+                parses[name] = secs
+                if not flags and not extra:
+                    run_dir = d
         trace = os.path.join(out, "torch-%d.json" % r)
-        res, _ = run_train(train + ["--torch-profiler", trace], env)
-        results["torch.profiler"].append(res)
+        timed("torch.profiler cpu", train + ["--torch-profiler", trace, "--torch-cpu-only"])
+        timed("torch.profiler", train + ["--torch-profiler", trace])
 
     first = results["bare"][0]
     print("%s, torch %s (CUDA %s), %s, %d steps x %d" % (
         first["device"], first["torch"], first["cuda"], args.model, args.steps, args.repeat))
-    bare = statistics.median(x["median_step_ms"] for x in results["bare"])
-    print("%-16s %14s %10s" % ("variant", "median step ms", "vs bare"))
-    for name in ["bare"] + [v[0] for v in variants] + ["torch.profiler"]:
-        med = statistics.median(x["median_step_ms"] for x in results[name])
-        print("%-16s %14.3f %+9.1f%%" % (name, med, 100.0 * (med - bare) / bare))
+    names = ["bare"] + [v[0] for v in variants] + ["torch.profiler cpu", "torch.profiler"]
+    # medians of the runs' medians (the steady step), and of their means
+    # (what flushes and other spikes add to the whole run)
+    # and of the time from the first step to the job's end (the profiler's
+    # own end included: torch.profiler's stop and export, prof's last flush)
+    table = {}
+    keys = ("median_step_ms", "mean_step_ms", "job_ms")
+    for key in keys:
+        table[key] = {n: statistics.median(x.get(key, 0) for x in results[n]) for n in names}
+    print("%-22s %16s %16s %22s" % ("variant", "median step ms", "mean step ms",
+                                    "first step to end ms"))
+    for n in names:
+        cells = []
+        for key in keys:
+            v, b = table[key][n], table[key]["bare"]
+            cells.append("%8.3f %+6.1f%%" % (v, 100.0 * (v - b) / (b or 1)) if key != "job_ms"
+                         else "%8.0f %+6.1f%%" % (v, 100.0 * (v - b) / (b or 1)))
+        print("%-22s %16s %16s %22s" % (n, cells[0], cells[1], cells[2]))
+    for n, secs in parses.items():
+        print("  prof parse (%s, after the run): %.1f s" % (n, secs))
 
     if args.ablate:
         return 0
@@ -216,7 +265,7 @@ def main():
     check_tables(c, run_dir, args.steps)
     check_torch_trace(c, os.path.join(out, "torch-0.json"))
     if args.max_overhead is not None:
-        med = statistics.median(x["median_step_ms"] for x in results["prof"])
+        med, bare = table["median_step_ms"]["prof"], table["median_step_ms"]["bare"]
         c.check(100.0 * (med - bare) / bare <= args.max_overhead,
                 "prof overhead within %.1f%%" % args.max_overhead)
     print("%s: %d check(s) failed" % ("FAIL" if c.failed else "PASS", c.failed))

@@ -8,7 +8,7 @@ optimizer) so prof's NVTX capture has something to find.
 Prints one line `RESULT {json}` with the median step time in ms.
 
   python3 train.py [--steps 60] [--warmup 10] [--model mlp|cnn]
-                   [--torch-profiler TRACE.json]   # run under torch.profiler
+                   [--torch-profiler TRACE.json [--torch-cpu-only]]   # under torch.profiler
 """
 import argparse
 import contextlib
@@ -69,6 +69,7 @@ def train(args, profiler=None):
     loss_fn = nn.CrossEntropyLoss()
     x_host, y_host = make_batch(args.model, args.batch)
     times = []
+    args.loop_start = time.monotonic()
     for i in range(args.warmup + args.steps):
         torch.cuda.synchronize()
         t0 = time.perf_counter()
@@ -89,12 +90,17 @@ def main():
     ap.add_argument("--model", choices=("mlp", "cnn"), default="mlp")
     ap.add_argument("--torch-profiler", metavar="TRACE", default=None,
                     help="profile with torch.profiler (CPU and CUDA) and export TRACE")
+    ap.add_argument("--torch-cpu-only", action="store_true",
+                    help="with --torch-profiler: CPU activity only (what its CUDA tracing "
+                    "costs is the difference)")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("train.py: no CUDA device", file=sys.stderr)
         return 2
     if args.torch_profiler:
-        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        acts = [torch.profiler.ProfilerActivity.CPU]
+        if not args.torch_cpu_only:
+            acts.append(torch.profiler.ProfilerActivity.CUDA)
         with torch.profiler.profile(activities=acts) as prof:
             times, loss = train(args, prof)
         prof.export_chrome_trace(args.torch_profiler)   # outside the timed steps
@@ -102,6 +108,10 @@ def main():
         times, loss = train(args)
     print("RESULT " + json.dumps({
         "median_step_ms": statistics.median(times), "min_step_ms": min(times),
+        "mean_step_ms": statistics.mean(times),
+        # CLOCK_MONOTONIC at the first step: whoever ran this script times
+        # from there to its exit (the steps, then any profiler's own end)
+        "loop_start_mono": args.loop_start,
         "steps": len(times), "model": args.model, "loss": loss,
         "device": torch.cuda.get_device_name(0), "torch": torch.__version__,
         "cuda": torch.version.cuda}), flush=True)
