@@ -93,7 +93,7 @@ static const struct run_flag run_flags[] = {
 	{ "start-paused", 0, OPT_START_PAUSED, "start_paused", "true", NULL,
 	  "record nothing until the program calls prof_start()" },
 	{ "activities", 1, OPT_ACTIVITIES, "activities", NULL, "LIST",
-	  "what to record: CPU, DEVICE or CPU,DEVICE (default)" },
+	  "what to record: CPU, DEVICE or CPU,DEVICE (default); \"\": steps only" },
 	{ "skip-first", 1, OPT_SKIP_FIRST, "schedule.skip_first", NULL, "N",
 	  "schedule: steps to skip before the first cycle" },
 	{ "wait", 1, OPT_WAIT, "schedule.wait", NULL, "N",

@@ -62,7 +62,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ "output_path", T_STRING, OFF(output_path), 0, 0, NULL, "string",
 	  "directory that receives the run directory (default ./prof_data)", false },
 	{ "activities", T_SET, OFF(activities), 0, 0, activity_names, "list: CPU, DEVICE",
-	  "what to record: host/framework activity, device activity (default both)", false },
+	  "what to record: host/framework activity, device activity (default both; [] for steps only)", false },
 	{ "schedule", T_OBJECT, 0, 0, 0, NULL, "object",
 	  "record only some steps: skip_first, wait, warmup, active, repeat", false },
 	{ "schedule.skip_first", T_UINT, OFF(schedule.skip_first), 0, UINT32_MAX, NULL, "integer >= 0",

@@ -178,9 +178,9 @@ class Example(TorchCase):
 class Optimizers(TorchCase):
     """Each pattern's step count; steps only (no operators) to keep it quick."""
 
-    def check(self, case, iterations=6):
+    def check(self, case, iterations=6, activities="DEVICE"):
         run = self.run_torch(os.path.join(WORKLOADS_SRC, "torch_optimizers.py"), case, str(iterations),
-                             options=["--activities", "DEVICE"])
+                             options=["--activities", activities])
         expected = int(run.stdout.split("expected steps")[1].split()[0])
         _, steps = self.main_steps(run.trace())
         self.assertEqual(step_numbers(steps), list(range(1, expected + 1)), case)
@@ -189,6 +189,14 @@ class Optimizers(TorchCase):
 
     def test_two_optimizers_gan_style(self):
         self.check("two")
+
+    def test_steps_only(self):
+        """--activities "": steps, no operators, no device (the cheapest run)."""
+        run = self.check("custom", activities="")
+        t = run.trace()
+        self.assertEqual(events(t, ph="X", cat="cpu_op"), [])
+        self.assertEqual(events(t, ph="X", cat="kernel"), [])
+        self.assertEqual(run.json("profiler_info.json")["config"]["activities"], [])
 
     def test_custom_optimizer_subclass(self):
         self.check("custom")

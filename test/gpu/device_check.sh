@@ -40,7 +40,7 @@ for s in loop compile graphs userprof streams amp inscript; do echo "== scenario
 } >>"$R" 2>&1
 
 date >>"$R"; echo "== overhead" >>"$R"
-timeout 200 "$PY" "$HERE/run_overhead.py" --prof "$PROF" --python "$PY" --steps 150 \
+timeout 240 "$PY" "$HERE/run_overhead.py" --prof "$PROF" --python "$PY" --steps 150 \
 	--repeat 2 --out "$WORK/over" >>"$R" 2>&1
 echo "rc=$?" >>"$R"
 # --activities CPU: operators only, no CUDA runtime call among them

@@ -3,6 +3,7 @@
 
 Runs test/gpu/train.py three ways on the same machine, one after the other:
   bare            python3 train.py
+  prof steps      prof run -o OUT --activities "" -- python3 train.py (steps only)
   prof devices    prof run -o OUT --activities DEVICE -- python3 train.py (steps, CUDA)
   prof operators  prof run -o OUT --activities CPU -- ... (steps, PyTorch operators)
   prof            prof run -o OUT -- python3 train.py (all of it)
@@ -48,8 +49,10 @@ def default_prof():
     return shutil.which("prof") or "prof"
 
 
-# prof's variants: steps and device activity; steps and operators; all (the default)
-PROF_VARIANTS = (("prof devices", ["--activities", "DEVICE"], {}),
+# prof's variants: steps only; steps and device activity; steps and operators;
+# all (the default)
+PROF_VARIANTS = (("prof steps", ["--activities", ""], {}),
+                 ("prof devices", ["--activities", "DEVICE"], {}),
                  ("prof operators", ["--activities", "CPU"], {}),
                  ("prof", [], {}))
 # --ablate: what each CUPTI kind prof traces costs (PROF_CUDA_SKIP_KINDS, a diagnostic)
