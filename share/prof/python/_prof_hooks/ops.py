@@ -451,9 +451,9 @@ class Collector:
         return recs, mem_events, memory, skipped
 
     def _pack_all(self, recs, tids, resource, shapes_on, stack_on, flops_on):
-        """recs packed for the agent (agent.pack_op's layout, built here in
-        one loop: per-operator calls cost as much as the rest of the
-        conversion, which runs on the program's thread). Backward: an
+        """recs packed for the agent (agent.pack_op's layout, built in this
+        loop without a call per operator when no shapes, stack or FLOPs are
+        asked for: this runs on the program's thread). Backward: an
         autograd node, or inside one on its thread (parent chains rebuilt
         from time nesting). A call stack that is not valid UTF-8 (torch
         decodes it and raises: torchvision's operators at import make such)
