@@ -39,6 +39,10 @@ for s in loop compile graphs userprof streams amp inscript; do echo "== scenario
 	"$PROF" stats "$d" 2>&1 | head -80
 } >>"$R" 2>&1
 
+echo "== flush cost (flush_cost.py: where a flush's time goes; Kineto's save() beside it)" >>"$R"
+timeout 60 "$PY" "$HERE/flush_cost.py" >>"$R" 2>&1
+timeout 60 "$PY" "$HERE/flush_cost.py" --steps 35 >>"$R" 2>&1
+
 date >>"$R"; echo "== overhead" >>"$R"
 timeout 240 "$PY" "$HERE/run_overhead.py" --prof "$PROF" --python "$PY" --steps 150 \
 	--repeat 2 --out "$WORK/over" >>"$R" 2>&1
