@@ -40,8 +40,12 @@ for s in loop compile graphs userprof streams amp inscript; do echo "== scenario
 } >>"$R" 2>&1
 
 echo "== flush cost (flush_cost.py: where a flush's time goes; Kineto's save() beside it)" >>"$R"
-timeout 60 "$PY" "$HERE/flush_cost.py" >>"$R" 2>&1
-timeout 60 "$PY" "$HERE/flush_cost.py" --steps 35 >>"$R" 2>&1
+# under prof with device activity only: prof holds CUPTI (as in a real run)
+# and its own hooks leave torch's profiler to the script
+for n in 10 35; do
+	timeout 60 "$PROF" run --no-parse -o "$WORK/flush" --activities DEVICE -- \
+		"$PY" "$HERE/flush_cost.py" --steps $n >>"$R" 2>&1
+done
 
 date >>"$R"; echo "== overhead" >>"$R"
 timeout 240 "$PY" "$HERE/run_overhead.py" --prof "$PROF" --python "$PY" --steps 150 \

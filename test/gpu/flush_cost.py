@@ -12,7 +12,9 @@ Figures in ms and in us an operator; nothing is judged.
     python3 test/gpu/flush_cost.py [--steps 10] [--repeat 3] [--cpu]
 
 --cpu runs the MLP on the CPU (a machine without a GPU; torch 1.13 has
-no save()). Needs no prof build: the hooks come from share/prof/python.
+no save()). The hooks come from share/prof/python. On a GPU run it under
+`prof run --activities DEVICE` (device_check.sh does): prof then holds
+CUPTI as in a real run, and its own hooks leave torch's profiler alone.
 """
 import argparse
 import os
