@@ -76,16 +76,15 @@ struct report_device {
 
 /* RUN_DIR's profiler_info.json, OUT_DIR's CSVs and the devices' capacities
  * (n may be 0) -> OUT_DIR/report.html and OUT_DIR/findings.json; the
- * findings it shows into `found`
- * (at most `max`; NULL: not wanted), their number in *nfound. 0, or a
- * negative errno (said on log). */
+ * findings it shows into `found` (at most `max`; NULL: not wanted), their
+ * number in *nfound. 0, or a negative errno (said on log). */
 int report_write_run(const char *run_dir, const char *out_dir,
 		     const struct report_device *devs, size_t ndevs, FILE *log,
 		     struct report_finding *found, size_t max, size_t *nfound);
 
-/* OUT_DIR/findings.json (STATS_FINDINGS_FILE, which lib/stats reads back): the findings as a JSON array (rule, value,
- * threshold, unit, text, advice); [] when none fired. 0, or a negative
- * errno (said on log). */
+/* OUT_DIR/findings.json (STATS_FINDINGS_FILE, which lib/stats reads
+ * back): the findings as a JSON array (rule, value, threshold, unit, text,
+ * advice); [] when none fired. 0, or a negative errno (said on log). */
 int report_findings_save(const char *out_dir, const struct report_finding *f, size_t n,
 			 FILE *log);
 

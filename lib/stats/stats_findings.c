@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static char *dup_str(const cJSON *o, const char *key)
 {
 	const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));

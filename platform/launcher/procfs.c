@@ -260,7 +260,11 @@ int procfs_comm(pid_t pid, char out[16])
 	char path[48];
 	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
 	int rc = procfs_slurp(path, out, 16);
-	out[strcspn(out, "\n")] = '\0';
+	/* a process gone before open leaves `out` as it was: never read it */
+	if (rc)
+		out[0] = '\0';
+	else
+		out[strcspn(out, "\n")] = '\0';
 	return rc;
 }
 
