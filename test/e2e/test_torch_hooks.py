@@ -357,6 +357,9 @@ class FakeAgent:
     def state(self):
         return self.flags, self.windows
 
+    def holds_cupti(self):
+        return False
+
     def range_push(self, name):
         self.ranges.append((name, "push"))
 
@@ -436,6 +439,35 @@ class CollectorWindows(unittest.TestCase):
         self.assertEqual(self.agent.ranges, [(b"prof::operators flush", "push"), (None, "pop")] * 2)
         self.coll.at_exit()
         self.assertEqual(self.names(), ["op-%d" % i for i in range(25)])
+
+    def test_device_test_only_when_prof_does_not_hold_cupti(self):
+        """On a GPU each event was asked for its device at every flush; when
+        prof holds CUPTI, torch's profiler has no device events to find."""
+        saved = sys.modules.get("torch")
+        sys.modules["torch"] = types.SimpleNamespace(
+            cuda=types.SimpleNamespace(is_initialized=lambda: True))
+        self.addCleanup(lambda: sys.modules.__setitem__("torch", saved) if saved
+                        else sys.modules.pop("torch", None))
+        asked = []
+
+        class Dev:
+            CPU, CUDA = "cpu", "cuda"
+
+        def device_type(kind):
+            asked.append(kind)
+            return kind
+        for held in (False, True):
+            self.make()
+            self.agent.holds_cupti = lambda held=held: held
+            REC = A.OPS | A.RECORDING
+            self.step(REC, 1)
+            self.op_in_step("aten::mm")
+            for e in self.prof.pending:
+                e.device_type = functools.partial(device_type, Dev.CPU)
+            del asked[:]
+            self.coll.at_exit()
+            self.assertIn("aten::mm", self.names())
+            self.assertEqual(bool(asked), not held, "held=%s" % held)
 
     def test_no_ops_bit_no_profiler(self):
         self.make()

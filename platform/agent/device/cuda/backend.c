@@ -49,7 +49,8 @@ static struct {
 	int64_t offset;               /* else: monotonic - CUPTI clock */
 	const struct cupti_api *api;
 	CUpti_SubscriberHandle sub;
-	int subscribed;               /* sub is held (see cuda_subscribe) */
+	int subscribed;               /* sub is held (see cuda_subscribe); written under
+				       * lock, atomically: prof_fw_cupti_held reads it without */
 	int os_tids;                  /* CUPTI names threads by OS tid (set by us) */
 	uint64_t skip;                /* kinds left off (PROF_CUDA_SKIP_KINDS) */
 	struct cuda_conv conv;        /* under the sink lock */
@@ -300,7 +301,7 @@ static int cuda_subscribe(void)
 		? cuda.api->Subscribe_v2(&cuda.sub, cuda_callback, NULL, &p)
 		: cuda.api->Subscribe(&cuda.sub, cuda_callback, NULL);
 	if (r == CUPTI_SUCCESS) {
-		cuda.subscribed = 1;
+		__atomic_store_n(&cuda.subscribed, 1, __ATOMIC_RELEASE);
 		return 0;
 	}
 	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
@@ -334,7 +335,7 @@ static void cuda_release(void)
 	cuda.os_tids = 0;
 	if (cuda.subscribed)
 		cuda.api->Unsubscribe(cuda.sub);
-	cuda.subscribed = 0;
+	__atomic_store_n(&cuda.subscribed, 0, __ATOMIC_RELEASE);
 }
 
 /* CUPTI's clock onto CLOCK_MONOTONIC: an offset from a pair read back
@@ -577,6 +578,15 @@ static void cuda_hold(void)
 		agent_log("cuda: device activity is not recorded; CUPTI held so that torch's "
 			  "profiler records CPU operators only");
 	pthread_mutex_unlock(&cuda.lock);
+}
+
+/* Whether prof holds CUPTI now: Kineto then has none (it finds CUPTI
+ * taken at its first start and stays CPU-only), so torch's profiler hands
+ * prof's Python hooks no kernels or copies, and they need not ask each of
+ * its events for a device (a pybind call an event, at every flush). */
+__attribute__((visibility("default"))) int prof_fw_cupti_held(void)
+{
+	return __atomic_load_n(&cuda.subscribed, __ATOMIC_ACQUIRE);
 }
 
 /* CUDA's injection entry (CUDA_INJECTION64_PATH), called once inside cuInit.

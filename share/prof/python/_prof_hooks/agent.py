@@ -101,6 +101,11 @@ class Agent:
         if self._fw_memory is not None:
             self._fw_memory.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
             self._fw_memory.restype = ctypes.c_int
+        # prof_fw_cupti_held(): whether prof holds CUPTI (absent: an agent
+        # built without the CUDA backend, or an older one)
+        self._cupti_held = getattr(lib, "prof_fw_cupti_held", None)
+        if self._cupti_held is not None:
+            self._cupti_held.argtypes, self._cupti_held.restype = [], ctypes.c_int
         self._log = getattr(lib, "prof_fw_log", None)
         if self._log is not None:
             self._log.argtypes, self._log.restype = [ctypes.c_char_p], None
@@ -126,6 +131,11 @@ class Agent:
         if self._fw_memory is None:
             return -1
         return max(self._fw_memory(buf, len(buf)), 0)
+
+    def holds_cupti(self):
+        """Whether prof holds CUPTI, so that torch's profiler records no
+        device activity (platform/agent/device/cuda/backend.c)."""
+        return self._cupti_held is not None and self._cupti_held() != 0
 
     def state(self):
         """(PROF_FW_* flags of the step in progress, windows begun so far)."""

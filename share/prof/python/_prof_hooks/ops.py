@@ -304,17 +304,18 @@ class Collector:
         self.recording = False
 
     # --- conversion -----------------------------------------------------
-    def _offset(self, events, sync, times, pairs):
+    @staticmethod
+    def _offset(sync, sync_times, marks, pairs):
         """ns to add to the profiler's times to get CLOCK_MONOTONIC: from the
         clock mark timed most tightly (the last SYNC_CALLS SYNC_OP events in
         the marker range, on its thread: 1.13's record_function makes one of
         its own when it enters); the midpoints of the range and of the
-        calls around it when the marks are not all there."""
-        ss, se = times(sync)
+        calls around it when the marks are not all there. marks: (start,
+        end, event) of the SYNC_OP events inside the range, any thread."""
+        ss, se = sync_times
         tid = sync.start_thread_id()
-        marks = sorted((times(e) for e in events
-                        if e.name() == SYNC_OP and e.start_thread_id() == tid
-                        and ss <= times(e)[0] <= se), key=lambda m: m[0])[-SYNC_CALLS:]
+        marks = sorted((m[:2] for m in marks if m[2].start_thread_id() == tid),
+                       key=lambda m: m[0])[-SYNC_CALLS:]
         if len(marks) != len(pairs):
             return (pairs[0][0] + pairs[-1][1]) // 2 - (ss + se) // 2
         i = min(range(len(pairs)), key=lambda k: pairs[k][1] - pairs[k][0])
@@ -334,38 +335,28 @@ class Collector:
 
     def _send(self, result, keep_from, detail, native, pairs, stop_ns):
         """Converts one stopped session's results into the agent's stream;
-        `detail`, `native` and `pairs` are that session's."""
+        `detail`, `native` and `pairs` are that session's. This runs on the
+        program's thread, between two of its steps: every call made per
+        event counts (each of torch's getters is a pybind call)."""
         t_begin = time.monotonic_ns()
         events = result.events()
         if not events:
             return
         e0 = events[0]
-        if hasattr(e0, "start_ns"):
-            def times(e):
-                s = e.start_ns()
-                return s, s + e.duration_ns()
-        else:
-            def times(e):
-                s = e.start_us()
-                return s * 1000, (s + e.duration_us()) * 1000
+        ns_api = hasattr(e0, "start_ns")
         sync = next((e for e in events if e.name() == SYNC_NAME), None)
         if sync is None:
             self.agent.log("operators dropped: the clock marks are missing from the profiler's results")
             return
-        offset = self._offset(events, sync, times, pairs)
+        on_device = None if self.agent.holds_cupti() else _device_event_test(e0)
+        recs, marks, mem_events, skipped = self._gather(events, sync, ns_api, on_device)
+        offset = self._offset(sync, _times(sync, ns_api), marks, pairs)
         tids = self._tids
         tids[sync.start_thread_id()] = native
-        on_device = _device_event_test(e0)
-        resource = hasattr(e0, "device_resource_id")
-        shapes_on = bool(detail & A.SHAPES)
-        stack_on = bool(detail & A.STACK)
-        flops_on = bool(detail & A.FLOPS) and hasattr(e0, "flops")
-
-        recs, mem_events, memory, skipped = self._gather(events, sync, times, offset, keep_from,
-                                                         on_device)
         no_stack = self.no_stack
-        packed, failed_reads = self._pack_all(recs, tids, resource, shapes_on, stack_on,
-                                              flops_on)
+        packed, failed_reads = self._pack_all(recs, offset, keep_from, tids,
+                                              hasattr(e0, "device_resource_id"), detail,
+                                              hasattr(e0, "flops"))
         skipped += failed_reads
         sent = self.agent.fw_ops(b"".join(packed)) if packed else 0
         failed = len(packed) - sent
@@ -380,93 +371,77 @@ class Collector:
             msg += ", %d unreadable (left out)" % skipped
         if no_stack:
             msg += ", %d with a call stack that is not UTF-8 (kept without it)" % no_stack
-        if memory and detail & A.MEMORY:
-            msg += self._send_memory(result, mem_events, offset, keep_from, tids,
-                                      not hasattr(e0, "start_ns"))
-        elif memory:
-            msg += ", %d memory events not kept (profile_memory is off)" % memory
+        mem_events = [(s + offset, e) for s, e in mem_events if s + offset >= keep_from]
+        if mem_events and detail & A.MEMORY:
+            msg += self._send_memory(result, mem_events, offset, keep_from, tids, not ns_api)
+        elif mem_events:
+            msg += ", %d memory events not kept (profile_memory is off)" % len(mem_events)
         self.agent.log(msg)
 
-    def _send_memory(self, result, mem_events, offset, keep_from, tids, in_us):
-        """profile_memory: the window's allocator events to the agent, in
-        time order; the log line's part about them."""
-        t0 = time.monotonic_ns()
-        recs, how = None, "event tree"
-        tree = getattr(result, "experimental_event_tree", None)
-        if tree is not None:
-            try:
-                recs = _tree_memory(tree(), offset, keep_from, tids, in_us)
-            except Exception as ex:   # fall back on the events' own fields
-                recs, how = None, "events (the event tree failed: %s)" % ex
-        if recs is None:
-            if how == "event tree":
-                how = "events (no event tree: no addresses, no totals)"
-            recs = []
-            for s, e in mem_events:
-                try:
-                    tid = e.start_thread_id()
-                    recs.append((s, tids.get(tid, -tid), e.nbytes(), 0, -1, -1, -1,
-                                 _dev_type(e.device_type()), _dev_index(e.device_index())))
-                except Exception:
-                    continue
-        recs.sort(key=lambda r: r[0])
-        buf = b"".join(pack_memory(tid, s, n, a, ta, tr, tv, dt, di)
-                       for s, tid, n, a, ta, tr, tv, dt, di in recs)
-        sent = self.agent.fw_memory(buf) if recs else 0
-        if sent < 0:
-            return ", %d memory events not kept (this agent takes none)" % len(recs)
-        return ", %d memory events sent from the %s in %.1f ms" % (
-            sent, how, (time.monotonic_ns() - t0) / 1e6)
-
     @staticmethod
-    def _gather(events, sync, times, offset, keep_from, on_device):
-        """The operators to send, as (start, -end, event, name) in start
-        order (longest first at a tie: parents before children); the
-        "[memory]" events apart; counts of those and of unreadable ones."""
-        recs, mem_events = [], []
-        memory = skipped = 0
+    def _gather(events, sync, ns_api, on_device):
+        """One pass over torch's events, in its times: the operators to send
+        as (start, -end, event, name) in start order (longest first at a
+        tie: parents before children); the clock marks' candidates (SYNC_OP
+        inside the sync range, as _offset takes them); the "[memory]" events
+        apart, as (start, event); the count of unreadable ones. Nothing is
+        dropped by time here: the offset is not known yet."""
+        ss, se = _times(sync, ns_api)
+        recs, marks, mem_events = [], [], []
+        skipped = 0
         append = recs.append
         for e in events:
             if e is sync:
                 continue
             try:   # one event torch cannot hand over must not cost the others
-                s, t = times(e)
-                s += offset
-                if s < keep_from:
-                    continue
+                if ns_api:
+                    s = e.start_ns()
+                    t = s + e.duration_ns()
+                else:
+                    s = e.start_us()
+                    t = (s + e.duration_us()) * 1000
+                    s *= 1000
                 if on_device is not None and on_device(e):
                     continue
                 name = e.name()
             except Exception:
                 skipped += 1
                 continue
-            if name == MEMORY_EVENT:
-                memory += 1
+            if name == SYNC_OP and ss <= s <= se:
+                marks.append((s, t, e))
+            elif name == MEMORY_EVENT:
                 mem_events.append((s, e))
                 continue
-            if name.startswith(TORCH_NEXT):
+            elif name.startswith(TORCH_NEXT):
                 continue   # the batch's span is prof's own (data.py): one, not two
-            append((s, -(t + offset), e, name))
+            append((s, -t, e, name))
         recs.sort(key=_START_THEN_LONGEST)
-        return recs, mem_events, memory, skipped
+        return recs, marks, mem_events, skipped
 
-    def _pack_all(self, recs, tids, resource, shapes_on, stack_on, flops_on):
-        """recs packed for the agent (agent.pack_op's layout, built in this
-        loop without a call per operator when no shapes, stack or FLOPs are
-        asked for: this runs on the program's thread). Backward: an
-        autograd node, or inside one on its thread (parent chains rebuilt
-        from time nesting). A call stack that is not valid UTF-8 (torch
-        decodes it and raises: torchvision's operators at import make such)
-        is left out and counted; the operator is kept. Returns (packed
-        records, operators torch could not hand over)."""
+    def _pack_all(self, recs, offset, keep_from, tids, resource, detail, has_flops):
+        """recs (torch's times) packed for the agent on CLOCK_MONOTONIC,
+        those before keep_from left out (agent.pack_op's layout, built in
+        this loop without a call per operator when no shapes, stack or FLOPs
+        are asked for). Backward: an autograd node, or inside one on its
+        thread (parent chains rebuilt from time nesting); only a backward
+        operator has a forward thread to ask for. A call stack that is not
+        valid UTF-8 (torch decodes it and raises: torchvision's operators at
+        import make such) is left out and counted; the operator is kept.
+        Returns (packed records, operators torch could not hand over)."""
         names, types_cache, head = self._names, self._types, OP_HEAD.pack
+        shapes_on, stack_on = bool(detail & A.SHAPES), bool(detail & A.STACK)
+        flops_on = bool(detail & A.FLOPS) and has_flops
+        plain = not (shapes_on or stack_on or flops_on)
         stacks = {}  # torch thread id -> [(end, backward)]
         packed = []
         append = packed.append
         skipped = 0
         for s, neg_end, e, name in recs:
+            s += offset
+            if s < keep_from:
+                continue
             try:
-                end = -neg_end
+                end = offset - neg_end
                 tid = e.start_thread_id()
                 os_tid = tids.get(tid)
                 if os_tid is None:
@@ -478,17 +453,19 @@ class Collector:
                 scope = e.scope()
                 while st and end > st[-1][0]:
                     st.pop()
-                bwd = scope == SCOPE_BACKWARD or name.startswith(BACKWARD_PREFIX) or \
-                    bool(st and st[-1][1])
+                bwd = scope == SCOPE_BACKWARD or bool(st and st[-1][1]) or \
+                    name.startswith(BACKWARD_PREFIX)
                 st.append((end, bwd))
+                fwd = 0
+                if bwd:
+                    fwd = e.fwd_thread_id()
+                    if fwd:
+                        fwd = tids.get(fwd, -fwd)
                 flags = (A.OP_BACKWARD if bwd else 0) | (A.OP_USER if scope == SCOPE_USER else 0)
                 bname = names.get(name)
                 if bname is None:
                     bname = names[name] = name.encode("utf-8", "replace") + b"\0"
-                fwd = e.fwd_thread_id()
-                if fwd:
-                    fwd = tids.get(fwd, -fwd)
-                if not (shapes_on or stack_on or flops_on):
+                if plain:
                     append(head(os_tid, s, end, flags, e.sequence_nr(), fwd, len(bname),
                                 0, 0, 0, 0) + bname)
                     continue
@@ -530,6 +507,15 @@ class Collector:
             self.agent.log("notice: %d operators had a Python call stack that is not valid "
                            "UTF-8 (torchvision's imports make such): kept without their stack"
                            % self.no_stack)
+
+def _times(e, ns_api):
+    """(start, end) of one of torch's events in its ns (1.13 gives us)."""
+    if ns_api:
+        s = e.start_ns()
+        return s, s + e.duration_ns()
+    s = e.start_us()
+    return s * 1000, (s + e.duration_us()) * 1000
+
 
 def _dev_type(t):
     """c10::DeviceType as an int (0 CPU, 1 CUDA), from the enum torch gives."""
