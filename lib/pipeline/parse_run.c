@@ -29,6 +29,7 @@
 #include "outputs/tables/out_op_details.h"
 #include "ingest/parse_devinfo.h"
 #include "ingest/parse_discover.h"
+#include "ingest/parse_kineto.h"
 #include "ingest/parse_info.h"
 #include "ingest/parse_merge.h"
 #include "model/parse_model.h"
@@ -174,6 +175,8 @@ static enum parse_status find_streams(struct run *u)
 		return PARSE_FAILED;
 	}
 	char *raw = fs_join(u->dir, PROF_RAW_DIR);
+	if (raw && is_dir(raw))
+		parse_kineto_ingest(raw, log);   /* torch's own flush files, first */
 	int rc = raw && is_dir(raw) ? parse_discover(raw, &u->srcs, log) : -ENOENT;
 	if (rc == 0 && u->rank >= 0)
 		rc = parse_srcs_keep_rank(&u->srcs, u->rank);

@@ -215,3 +215,17 @@ void agent_fw_forget(void)
 	fw_failed = fwmem_failed = 0;
 	pthread_mutex_init(&fw_lock, NULL);
 }
+
+/* The directory of this process image's streams, as a descriptor: with
+ * PROF_OPS_KINETO_SAVE the Python hooks have torch write each operator
+ * flush there itself, under /proc/self/fd/<it>/ (ingest/parse_kineto.h).
+ * -1: none. */
+__attribute__((visibility("default")))
+int prof_fw_dir_fd(void)
+{
+	if (!agent.active || !agent_enter(0))
+		return -1;
+	int fd = agent_stream_dir();
+	agent_leave();
+	return fd;
+}

@@ -360,6 +360,9 @@ class FakeAgent:
     def holds_cupti(self):
         return False
 
+    def fw_dir(self):
+        return None
+
     def range_push(self, name):
         self.ranges.append((name, "push"))
 
@@ -370,6 +373,82 @@ class FakeAgent:
         ops = unpack_ops(buf)
         self.ops.extend(ops)
         return len(ops)
+
+
+class KinetoSave(unittest.TestCase):
+    """PROF_OPS_KINETO_SAVE=1: torch's own export writes a flush, with
+    prof's note beside it for the parse (ingest/parse_kineto.h)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(lambda: subprocess.call(["rm", "-rf", self.dir]))
+        os.environ["PROF_OPS_KINETO_SAVE"] = "1"
+        self.addCleanup(lambda: os.environ.pop("PROF_OPS_KINETO_SAVE", None))
+        self.prof = FakeProfilerModule(True)
+        self.saved, self.fail = [], None
+        disable = self.prof._disable_profiler
+
+        def with_save():
+            result = disable()
+
+            def save(path):
+                if self.fail:
+                    raise RuntimeError(self.fail)
+                with open(path, "w") as f:
+                    f.write('{"traceEvents": []}')
+                self.saved.append(path)
+            result.save = save
+            return result
+        self.prof._disable_profiler = with_save
+        self.agent = FakeAgent()
+        self.agent.fw_dir = lambda: self.dir
+        self.coll = Collector(self.prof, self.prof.empty, self.agent,
+                              Guard("operators", self.agent.log), True)
+
+    def window(self, flags, op="aten::mm"):
+        self.agent.flags = flags
+        self.coll.update()
+        t = time.monotonic_ns()
+        self.prof.op(op, t + 1000, t + 5000)
+        self.agent.flags = 0
+        self.coll.update()
+
+    def test_flush_written_by_torch_with_note(self):
+        self.window(A.OPS | A.RECORDING)
+        self.assertEqual(self.agent.ops, [])          # nothing converted here
+        self.assertEqual(self.saved, [os.path.join(self.dir, "kineto-1.json")])
+        with open(os.path.join(self.dir, "kineto-1.meta")) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0], "pid %d" % os.getpid())
+        self.assertEqual(lines[1], "tid %d" % threading.get_native_id())
+        keep = int(lines[2].split()[1])
+        marks = [tuple(map(int, l.split()[1:])) for l in lines[3:]]
+        self.assertEqual(len(marks), 8)                # ops.SYNC_CALLS, each timed
+        self.assertTrue(all(a <= b < keep for a, b in marks))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "kineto-1.meta.tmp")))
+        self.assertIn("written by torch", self.agent.log[-1])
+
+    def test_details_or_failure_convert_here(self):
+        self.window(A.OPS | A.RECORDING | A.SHAPES, "shaped")   # shapes: the getters
+        self.assertEqual([o["name"] for o in self.agent.ops], ["shaped"])
+        self.assertEqual(self.saved, [])
+        self.fail = "disk full"
+        self.window(A.OPS | A.RECORDING, "plain")
+        self.assertEqual([o["name"] for o in self.agent.ops], ["shaped", "plain"])
+        self.assertTrue(any(m.startswith("notice: torch could not write") and "disk full" in m
+                            for m in self.agent.log))
+        self.fail = None
+        self.window(A.OPS | A.RECORDING, "after")       # converted here from then on
+        self.assertEqual(self.saved, [])
+        self.assertEqual(self.agent.ops[-1]["name"], "after")
+
+    def test_off_without_the_variable(self):
+        os.environ.pop("PROF_OPS_KINETO_SAVE")
+        self.coll = Collector(self.prof, self.prof.empty, self.agent,
+                              Guard("operators", self.agent.log), True)
+        self.window(A.OPS | A.RECORDING)
+        self.assertEqual(self.saved, [])
+        self.assertEqual(len(self.agent.ops), 1)
 
 
 class CollectorWindows(unittest.TestCase):

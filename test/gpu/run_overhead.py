@@ -7,6 +7,8 @@ Runs test/gpu/train.py three ways on the same machine, one after the other:
   prof devices    prof run -o OUT --activities DEVICE -- python3 train.py (steps, CUDA)
   prof operators  prof run -o OUT --activities CPU -- ... (steps, PyTorch operators)
   prof            prof run -o OUT -- python3 train.py (all of it)
+  prof operators saved, prof saved: the two above with PROF_OPS_KINETO_SAVE=1
+                  (torch 2.x writes each operator flush itself; the parse converts)
   torch.profiler cpu  python3 train.py --torch-profiler TRACE --torch-cpu-only
   torch.profiler  python3 train.py --torch-profiler TRACE (CPU + CUDA activity)
 and prints each one's median step time and its overhead over bare. Then it
@@ -54,7 +56,11 @@ def default_prof():
 PROF_VARIANTS = (("prof steps", ["--activities", ""], {}),
                  ("prof devices", ["--activities", "DEVICE"], {}),
                  ("prof operators", ["--activities", "CPU"], {}),
-                 ("prof", [], {}))
+                 ("prof", [], {}),
+                 # torch writes each operator flush itself, the parse converts it
+                 # (PROF_OPS_KINETO_SAVE: off by default until these figures say)
+                 ("prof operators saved", ["--activities", "CPU"], {"PROF_OPS_KINETO_SAVE": "1"}),
+                 ("prof saved", [], {"PROF_OPS_KINETO_SAVE": "1"}))
 # --ablate: what each CUPTI kind prof traces costs (PROF_CUDA_SKIP_KINDS, a diagnostic)
 DEV = ["--activities", "DEVICE"]
 # the kinds Kineto does not trace by default (torch.profiler's CUDA activity)
@@ -109,6 +115,25 @@ class Checks:
     def check(self, ok, what, detail=""):
         print("  [%s] %s%s" % ("ok" if ok else "FAIL", what, (": " + str(detail)) if detail else ""))
         self.failed += not ok
+
+
+def op_count(run_dir):
+    return sum(int(r["Count"]) for r in csv_rows(run_dir, "op_statistic.csv"))
+
+
+def check_saved(c, dirs):
+    """PROF_OPS_KINETO_SAVE's operators against those prof converts itself,
+    on the same script: about as many (each run's own), none left unparsed."""
+    for saved, own in (("prof operators saved", "prof operators"), ("prof saved", "prof")):
+        if saved not in dirs or own not in dirs:
+            continue
+        a, b = op_count(dirs[saved]), op_count(dirs[own])
+        c.check(b and abs(a - b) <= 0.05 * b, "%s: operators as many as %s's" % (saved, own),
+                "%d and %d" % (a, b))
+        left = glob.glob(os.path.join(dirs[saved], "raw", "*", "kineto-*"))
+        c.check(not left and glob.glob(os.path.join(dirs[saved], "raw", "*", "fwk*.raw")),
+                "%s: torch's flush files converted by the parse" % saved,
+                "%d left" % len(left) if left else "")
 
 
 def load_trace(run_dir):
@@ -219,7 +244,7 @@ def main():
             r, name, res["median_step_ms"], res.get("mean_step_ms", 0), res["job_ms"]),
             flush=True)
 
-    parses = {}
+    parses, dirs = {}, {}
     for r in range(args.repeat):
         timed("bare", train)
         for name, flags, extra in variants:
@@ -229,6 +254,7 @@ def main():
             if r == args.repeat - 1:
                 d, secs = parse_timed(args.prof, prof_out)
                 parses[name] = secs
+                dirs[name] = d
                 if not flags and not extra:
                     run_dir = d
         trace = os.path.join(out, "torch-%d.json" % r)
@@ -267,6 +293,7 @@ def main():
     check_trace(c, run_dir, args.steps)
     check_tables(c, run_dir, args.steps)
     check_torch_trace(c, os.path.join(out, "torch-0.json"))
+    check_saved(c, dirs)
     if args.max_overhead is not None:
         med, bare = table["median_step_ms"]["prof"], table["median_step_ms"]["bare"]
         c.check(100.0 * (med - bare) / bare <= args.max_overhead,

@@ -106,6 +106,10 @@ class Agent:
         self._cupti_held = getattr(lib, "prof_fw_cupti_held", None)
         if self._cupti_held is not None:
             self._cupti_held.argtypes, self._cupti_held.restype = [], ctypes.c_int
+        # prof_fw_dir_fd(): this process's stream directory (absent: older agent)
+        self._dir_fd = getattr(lib, "prof_fw_dir_fd", None)
+        if self._dir_fd is not None:
+            self._dir_fd.argtypes, self._dir_fd.restype = [], ctypes.c_int
         self._log = getattr(lib, "prof_fw_log", None)
         if self._log is not None:
             self._log.argtypes, self._log.restype = [ctypes.c_char_p], None
@@ -136,6 +140,12 @@ class Agent:
         """Whether prof holds CUPTI, so that torch's profiler records no
         device activity (platform/agent/device/cuda/backend.c)."""
         return self._cupti_held is not None and self._cupti_held() != 0
+
+    def fw_dir(self):
+        """A path to this process's stream directory (raw/<pid>.<n>/), or
+        None: where torch writes its own trace of a flush."""
+        fd = self._dir_fd() if self._dir_fd is not None else -1
+        return "/proc/self/fd/%d" % fd if fd >= 0 else None
 
     def state(self):
         """(PROF_FW_* flags of the step in progress, windows begun so far)."""

@@ -37,6 +37,12 @@ The stop uses the profiler's raw results (torch.autograd._disable_profiler),
 not FunctionEvents: torch's own FunctionEvent parsing costs more than the
 rest of the collection together.
 
+Torch writes the flush (PROF_OPS_KINETO_SAVE=1, torch 2.x, no details
+asked; experimental): _save has torch's C++ export write the stopped
+session as Kineto's trace JSON into this process's raw directory, with a
+note of the clock marks and keep_from beside it, and the parse converts
+it (lib/ingest/parse_kineto.c); the getters are not called here at all.
+
 Memory (profile_memory): the allocator's events torch recorded in the
 window go to the agent's fwmem.raw (agent.pack_memory), in time order on
 the same clock as the operators. Their address and the allocator's totals
@@ -72,6 +78,7 @@ SYNC_NAME = "prof::clock_sync"
 SYNC_OP = "aten::empty"
 SYNC_CALLS = 8
 FLUSH_EVERY = 10
+SAVE_LIMIT = 1 << 30   # torch's flush files waiting for the parse (~500 bytes an operator)
 FLUSH_RANGE = b"prof::operators flush"   # the parse shows "prof::" ranges as prof's
 SCOPE_BACKWARD = 1    # at::RecordScope::BACKWARD_FUNCTION
 SCOPE_USER = 7        # at::RecordScope::USER_SCOPE (record_function)
@@ -113,6 +120,9 @@ class Collector:
         self._types = {}
         self._tids = {}          # torch thread id -> OS tid (negated torch id: unknown)
         self._other_thread_logged = False
+        self.save_kineto = os.environ.get("PROF_OPS_KINETO_SAVE") == "1"
+        self.saves = 0
+        self.saved_bytes = 0
 
     def _profile_params(self):
         import inspect
@@ -298,10 +308,52 @@ class Collector:
         finally:
             aside.ours.on = False
         stop_ns = time.monotonic_ns() - t0
-        if send and self.keep_from is not None:
+        if send and self.keep_from is not None and not self._save(result, stop_ns):
             self._send(result, self.keep_from, self.detail, self.native, self.sync, stop_ns)
         self.keep_from = None
         self.recording = False
+
+    # --- torch writes the flush itself (PROF_OPS_KINETO_SAVE) ---------------
+    def _save(self, result, stop_ns):
+        """PROF_OPS_KINETO_SAVE=1 on torch 2.x, no details asked: torch's own
+        C++ export (_ProfilerResult.save, Kineto's trace JSON) writes the
+        flush into this process's stream directory with a note of ours
+        beside it, and the parse converts it (ingest/parse_kineto.h); the
+        program's thread pays that export instead of a getter call an
+        event. Off by default until a GPU has shown it cheaper
+        (test/gpu/README). False: convert here as always."""
+        if not self.save_kineto or self.detail or not hasattr(result, "save"):
+            return False
+        where = self.agent.fw_dir()
+        if where is None:
+            return False
+        self.saves += 1
+        base = os.path.join(where, "kineto-%d" % self.saves)
+        t0 = time.monotonic_ns()
+        try:
+            result.save(base + ".json")
+            note = "pid %d\ntid %d\nkeep_from %d\n%s" % (
+                os.getpid(), self.native, self.keep_from,
+                "".join("mark %d %d\n" % p for p in self.sync))
+            with open(base + ".meta.tmp", "w") as f:
+                f.write(note)
+            os.rename(base + ".meta.tmp", base + ".meta")
+            size = os.path.getsize(base + ".json")
+        except Exception as ex:   # this flush and the next ones: converted here
+            self.save_kineto = False
+            self.agent.log("notice: torch could not write its trace of an operator flush (%s); "
+                           "prof converts the operators itself from now on" % ex)
+            return False
+        self.saved_bytes += size
+        self.agent.log("operators: written by torch in %.1f ms (kineto-%d.json, %d KiB; the parse "
+                       "converts them), after torch's stop took %.1f ms" % (
+                           (time.monotonic_ns() - t0) / 1e6, self.saves, size >> 10, stop_ns / 1e6))
+        if self.saved_bytes > SAVE_LIMIT:
+            self.save_kineto = False
+            self.agent.log("notice: torch's trace files of operator flushes reached %d MiB before "
+                           "the parse converts them; prof converts the next flushes itself"
+                           % (self.saved_bytes >> 20))
+        return True
 
     # --- conversion -----------------------------------------------------
     @staticmethod
@@ -377,6 +429,37 @@ class Collector:
         elif mem_events:
             msg += ", %d memory events not kept (profile_memory is off)" % len(mem_events)
         self.agent.log(msg)
+
+    def _send_memory(self, result, mem_events, offset, keep_from, tids, in_us):
+        """profile_memory: the window's allocator events to the agent, in
+        time order; the log line's part about them."""
+        t0 = time.monotonic_ns()
+        recs, how = None, "event tree"
+        tree = getattr(result, "experimental_event_tree", None)
+        if tree is not None:
+            try:
+                recs = _tree_memory(tree(), offset, keep_from, tids, in_us)
+            except Exception as ex:   # fall back on the events' own fields
+                recs, how = None, "events (the event tree failed: %s)" % ex
+        if recs is None:
+            if how == "event tree":
+                how = "events (no event tree: no addresses, no totals)"
+            recs = []
+            for s, e in mem_events:
+                try:
+                    tid = e.start_thread_id()
+                    recs.append((s, tids.get(tid, -tid), e.nbytes(), 0, -1, -1, -1,
+                                 _dev_type(e.device_type()), _dev_index(e.device_index())))
+                except Exception:
+                    continue
+        recs.sort(key=lambda r: r[0])
+        buf = b"".join(pack_memory(tid, s, n, a, ta, tr, tv, dt, di)
+                       for s, tid, n, a, ta, tr, tv, dt, di in recs)
+        sent = self.agent.fw_memory(buf) if recs else 0
+        if sent < 0:
+            return ", %d memory events not kept (this agent takes none)" % len(recs)
+        return ", %d memory events sent from the %s in %.1f ms" % (
+            sent, how, (time.monotonic_ns() - t0) / 1e6)
 
     @staticmethod
     def _gather(events, sync, ns_api, on_device):
