@@ -5,7 +5,8 @@ read a failure without the machine: counts by category, names, threads,
 the agent's CUDA log lines, the step table).
 
   test/gpu/scenarios.py [--prof build/bin/prof] [--python python3]
-                        [--out DIR] [--only loop,compile,graphs,userprof,streams,inscript]
+                        [--out DIR] [--only loop,compile,graphs,userprof,streams,amp,
+                        inscript,saved]   (saved: the loop with PROF_OPS_KINETO_SAVE=1)
 
 Exit status 1 when a check failed. Each scenario has its own time limit;
 one that runs out is a failure, and the others still run.
@@ -330,6 +331,23 @@ def scenario_inscript(c, d, ev, res):
     ops_with_device_time(c, d)
 
 
+def scenario_saved(c, d, ev, res):
+    """The loop with torch writing each operator flush (PROF_OPS_KINETO_SAVE):
+    what the loop has, operators included, and the flushes converted."""
+    scenario_loop(c, d, ev, res)
+    said = [ln for txt in logs(d).values() for ln in txt.splitlines() if "written by torch" in ln]
+    c.check(bool(said), "saved: flushes written by torch (agent log)", said[:2])
+    left = glob.glob(os.path.join(d, "raw", "*", "kineto-*"))
+    c.check(not left, "saved: torch's flush files all converted by the parse", left[:3])
+    ops = collections.Counter(e["name"] for e in ev if e.get("cat") == "cpu_op"
+                              and e.get("ph") == "X")
+    bwd = sum(n for k, n in ops.items() if k.startswith("autograd::engine::evaluate_function"))
+    steps = res["steps"] if res else 20
+    c.check(bwd >= steps, "saved: backward nodes among the operators", bwd)
+    print("  [info] saved: operators %d, most common %s" % (sum(ops.values()),
+                                                           ops.most_common(5)))
+
+
 SCENARIOS = {
     "loop": (["loop", "--steps", "30"], ["--record-shapes"], 90, scenario_loop),
     "compile": (["compile", "--steps", "15"], [], 120, scenario_compile),
@@ -340,7 +358,10 @@ SCENARIOS = {
     "amp": (["amp", "--steps", "12"], [], 60, scenario_amp),
     # flags None: a plain python, no prof run
     "inscript": (["inscript", "--steps", "8"], None, 90, scenario_inscript),
+    # the loop with no details asked, torch writing its flushes itself
+    "saved": (["loop", "--steps", "30"], [], 90, scenario_saved),
 }
+SCENARIO_ENV = {"saved": {"PROF_OPS_KINETO_SAVE": "1"}}
 
 
 def main():
@@ -363,6 +384,7 @@ def main():
             env = dict(os.environ, PYTHONPATH=os.path.normpath(pydir))
             cmd = [args.python, SCRIPT] + wl + ["--out", out]
         else:
+            env = dict(os.environ, **SCENARIO_ENV.get(name, {}))
             cmd = [args.prof, "run", "-o", out] + flags + ["--", args.python, SCRIPT] + wl
         print("== %s: %s" % (name, " ".join(cmd)), flush=True)
         rc, so, se, res, secs = run(cmd, limit, env)
