@@ -4,9 +4,11 @@
 MLP for --steps steps, then each part of a flush is timed on its own, best
 of --repeat: torch's stop (_disable_profiler), prof's conversion (_send:
 events(), the getters, packing), the restart (profile().__enter__ and the
-clock marks), and what the alternatives would cost: the device-event test
-alone (one device_type() a event, torch 2.x with CUDA), and Kineto's own
-C++ export of the same results (_ProfilerResult.save(), torch 2.x).
+clock marks; then again part by part: the profile object, torch's
+prepare and enable, the marks), and what the alternatives would cost:
+the device-event test alone (one device_type() a event, torch 2.x with
+CUDA), and Kineto's own C++ export of the same results
+(_ProfilerResult.save(), torch 2.x).
 Figures in ms and in us an operator; nothing is judged.
 
     python3 test/gpu/flush_cost.py [--steps 10] [--repeat 3] [--cpu]
@@ -97,8 +99,33 @@ def one(args, loop, c):
             t0 = time.perf_counter()
             result.save(os.path.join(d, "trace.json"))
             save = ms(t0)
-    return len(events), {"stop": stop, "send": send, "start": start, "device test": dev,
-                         "save()": save}
+    parts = {"stop": stop, "send": send, "start": start, "device test": dev, "save()": save}
+    parts.update(start_parts(c))
+    return len(events), parts
+
+
+def start_parts(c):
+    """The restart, part by part, as Collector._start makes it: the profile
+    object, torch's prepare and enable (profile.__enter__'s two halves),
+    the clock marks; then stopped again. Empty when this torch's profile
+    has no such halves."""
+    kw = {k: v for k, v in {"use_cpu": True, "use_kineto": True}.items() if k in c._kwargs_ok}
+    t0 = time.perf_counter()
+    p = c._profiler.profile(**kw)
+    made = ms(t0)
+    if not (hasattr(p, "_prepare_trace") and hasattr(p, "_start_trace")):
+        return {}
+    t0 = time.perf_counter()
+    p._prepare_trace()
+    prepare = ms(t0)
+    t0 = time.perf_counter()
+    p._start_trace()
+    enable = ms(t0)
+    t0 = time.perf_counter()
+    c._clock_marks()
+    marks = ms(t0)
+    c._disable()
+    return {"  profile()": made, "  prepare": prepare, "  enable": enable, "  clock marks": marks}
 
 
 def main():
@@ -138,11 +165,12 @@ def main():
     print("torch %s on %s, %s, %d steps: %d events, %d operators sent" % (
         torch.__version__, torch.cuda.get_device_name(0) if dev.type == "cuda" else "CPU",
         args.model, args.steps, n, agent.ops))
-    for k in ("stop", "send", "start", "device test", "save()"):
+    for k in ("stop", "send", "start", "  profile()", "  prepare", "  enable", "  clock marks",
+              "device test", "save()"):
         if k in best:
-            print("  %-12s %8.2f ms %7.2f us an event" % (k, best[k], 1e3 * best[k] / max(n, 1)))
+            print("  %-14s %8.2f ms %7.2f us an event" % (k, best[k], 1e3 * best[k] / max(n, 1)))
         else:
-            print("  %-12s   (not on this torch)" % k)
+            print("  %-14s   (not on this torch)" % k)
     print("  agent log: %s" % (agent.lines[-1] if agent.lines else "-"))
     return 0
 
