@@ -363,6 +363,9 @@ class FakeAgent:
     def fw_dir(self):
         return None
 
+    def charge(self, nbytes):
+        return True
+
     def range_push(self, name):
         self.ranges.append((name, "push"))
 
@@ -441,6 +444,15 @@ class KinetoSave(unittest.TestCase):
         self.window(A.OPS | A.RECORDING, "after")       # converted here from then on
         self.assertEqual(self.saved, [])
         self.assertEqual(self.agent.ops[-1]["name"], "after")
+
+    def test_storage_limit_reached(self):
+        self.agent.charge = lambda n: False    # --storage-limit spent
+        self.window(A.OPS | A.RECORDING)
+        self.assertEqual(os.listdir(self.dir), [])    # not kept: the limit holds
+        self.assertEqual(self.agent.ops, [])
+        self.assertTrue(any("storage limit" in m for m in self.agent.log))
+        self.window(A.OPS | A.RECORDING, "next")      # then the agent's writer decides
+        self.assertEqual([o["name"] for o in self.agent.ops], ["next"])
 
     def test_off_without_the_variable(self):
         os.environ.pop("PROF_OPS_KINETO_SAVE")

@@ -110,6 +110,10 @@ class Agent:
         self._dir_fd = getattr(lib, "prof_fw_dir_fd", None)
         if self._dir_fd is not None:
             self._dir_fd.argtypes, self._dir_fd.restype = [], ctypes.c_int
+        # prof_fw_charge(bytes): torch's own flush files against --storage-limit
+        self._charge = getattr(lib, "prof_fw_charge", None)
+        if self._charge is not None:
+            self._charge.argtypes, self._charge.restype = [ctypes.c_uint64], ctypes.c_int
         self._log = getattr(lib, "prof_fw_log", None)
         if self._log is not None:
             self._log.argtypes, self._log.restype = [ctypes.c_char_p], None
@@ -146,6 +150,11 @@ class Agent:
         None: where torch writes its own trace of a flush."""
         fd = self._dir_fd() if self._dir_fd is not None else -1
         return "/proc/self/fd/%d" % fd if fd >= 0 else None
+
+    def charge(self, nbytes):
+        """Whether the run's storage budget (--storage-limit) takes nbytes
+        more that torch wrote for prof; True without a budget."""
+        return self._charge is None or self._charge(nbytes) != 0
 
     def state(self):
         """(PROF_FW_* flags of the step in progress, windows begun so far)."""

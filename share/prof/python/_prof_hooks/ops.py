@@ -344,6 +344,16 @@ class Collector:
             self.agent.log("notice: torch could not write its trace of an operator flush (%s); "
                            "prof converts the operators itself from now on" % ex)
             return False
+        if not self.agent.charge(size):
+            for f in (base + ".json", base + ".meta"):
+                try:
+                    os.unlink(f)
+                except OSError:
+                    pass
+            self.save_kineto = False
+            self.agent.log("notice: the storage limit (--storage-limit) is reached: the operators "
+                           "of this flush are not kept")
+            return True
         self.saved_bytes += size
         self.agent.log("operators: written by torch in %.1f ms (kineto-%d.json, %d KiB; the parse "
                        "converts them), after torch's stop took %.1f ms" % (
