@@ -803,6 +803,11 @@ static void run_start_samplers(struct run_ctx *r, pid_t root)
 			strerror(-rc));
 	if (ms && (cfg_activities(&r->cfg) & CFG_ACT_DEVICE))
 		launcher_device_start(&r->dev, r->rd.fd, r->rd.launcher_fd, ms);
+	/* without it the parse converts them all at the end, from a full disk */
+	if ((cfg_activities(&r->cfg) & CFG_ACT_CPU) &&
+	    (rc = fw_ingest_start(&r->ingest, r->rd.raw_fd, FW_INGEST_MS)))
+		fprintf(stderr, "prof: warning: torch's operator flush files are converted only "
+			"after the run (%s)\n", strerror(-rc));
 }
 
 /* The program is gone: samplers stopped, the run's streams closed. */
@@ -810,6 +815,8 @@ static void run_end(struct run_ctx *r)
 {
 	sampler_stop(r->sampler);
 	r->sampler = NULL;
+	fw_ingest_stop(r->ingest);
+	r->ingest = NULL;
 	launcher_device_stop(&r->dev);
 	rundir_finish(&r->rd);
 	/* The late handlers go in while the signals are still blocked: one

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "config/config.h"
+#include "launcher/fw_ingest.h"
 #include "launcher/launcher_device.h"
 #include "launcher/linger.h"
 #include "launcher/sampler.h"
@@ -36,6 +37,7 @@ struct run_ctx {
 	struct sig_state sig;
 	struct spawn_child child;
 	struct sampler *sampler;
+	struct fw_ingest *ingest;     /* torch's own operator flush files */
 	struct launcher_device dev;   /* NVML */
 	int status;           /* the direct child's wait status */
 	bool have_status;

@@ -197,24 +197,22 @@ long kineto_convert(struct kineto_ops *ops, const struct kineto_meta *m, struct 
 
 /* ---- the run directory -------------------------------------------------- */
 
-struct flush_file {
-	long n;                   /* kineto-<n>.meta */
-};
-
 static int by_n(const void *a, const void *b)
 {
-	const struct flush_file *x = a, *y = b;
-	return x->n < y->n ? -1 : x->n > y->n;
+	const long *x = a, *y = b;
+	return *x < *y ? -1 : *x > *y;
 }
 
-/* The numbers of the notes in dir, sorted; and how many JSON files have
- * none (a process that ended inside a save: said, left in place). */
-static long list_flushes(DIR *d, struct flush_file **out, long *orphans)
+long kineto_list(int dirfd, long **out, long *orphans)
 {
+	DIR *d = dirfd >= 0 ? fdopendir(dup(dirfd)) : NULL;
 	long n = 0, json = 0;
 	size_t cap = 0;
 	struct dirent *e;
 	*out = NULL;
+	*orphans = 0;
+	if (!d)
+		return 0;
 	while ((e = readdir(d))) {
 		long k;
 		char tail[16];
@@ -224,20 +222,22 @@ static long list_flushes(DIR *d, struct flush_file **out, long *orphans)
 			json++;
 		if (strcmp(tail, "meta") != 0)
 			continue;
-		struct flush_file *v = grow_room(*out, (size_t)n, &cap, sizeof *v);
-		if (!v)
+		long *v = grow_room(*out, (size_t)n, &cap, sizeof *v);
+		if (!v) {
+			closedir(d);
 			return -ENOMEM;
+		}
 		*out = v;
-		v[n++].n = k;
+		v[n++] = k;
 	}
+	closedir(d);
 	qsort(*out, (size_t)n, sizeof **out, by_n);
 	*orphans = json > n ? json - n : 0;
 	return n;
 }
 
-/* One flush into w: 0, or -1 (said on log; its files are kept). */
-static int one_flush(int dirfd, const char *image, long k, struct raw_writer *w, FILE *log,
-		     long *ops_out)
+int kineto_flush_into(int dirfd, const char *image, long k, struct raw_writer *w, FILE *log,
+		      long *ops_out)
 {
 	char name[64], *text = NULL, *json = NULL;
 	size_t len = 0, at = 0;
@@ -259,7 +259,7 @@ static int one_flush(int dirfd, const char *image, long k, struct raw_writer *w,
 	if (done >= 0) {
 		*ops_out += done;
 		rc = 0;
-	} else {
+	} else if (log) {
 		fprintf(log, "prof parse: raw/%s/kineto-%ld.json: torch's trace of an operator "
 			"flush left out: %s (kept there)\n", image, k, why);
 	}
@@ -269,7 +269,7 @@ static int one_flush(int dirfd, const char *image, long k, struct raw_writer *w,
 	return rc;
 }
 
-static void remove_flush(int dirfd, long k)
+void kineto_flush_remove(int dirfd, long k)
 {
 	char f[40];
 	snprintf(f, sizeof f, "kineto-%ld.json", k);
@@ -296,11 +296,7 @@ static long image_ingest(const char *raw_dir, const char *image, long pid, FILE 
 	char *path = fs_join(raw_dir, image);
 	int dirfd = path ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	free(path);
-	DIR *d = dirfd >= 0 ? fdopendir(dup(dirfd)) : NULL;
-	struct flush_file *v = NULL;
-	long orphans = 0, n = d ? list_flushes(d, &v, &orphans) : 0, ok = 0, ops = 0;
-	if (d)
-		closedir(d);
+	long *v = NULL, orphans = 0, n = kineto_list(dirfd, &v, &orphans), ok = 0, ops = 0;
 	if (orphans)
 		fprintf(log, "prof parse: raw/%s: %ld of torch's operator flush files have no note "
 			"of prof's (the process ended while torch wrote them): their operators are "
@@ -311,12 +307,12 @@ static long image_ingest(const char *raw_dir, const char *image, long pid, FILE 
 	unlinkat(dirfd, PARTIAL, 0);
 	if (n > 0 && raw_writer_open(&w, dirfd, PARTIAL, &o) == 0) {
 		for (long i = 0; i < n; i++)
-			if (one_flush(dirfd, image, v[i].n, &w, log, &ops) == 0)
+			if (kineto_flush_into(dirfd, image, v[i], &w, log, &ops) == 0)
 				v[ok++] = v[i];
 		raw_writer_close(&w);
 		int rc = ok ? publish(dirfd) : -ENODATA;
 		for (long i = 0; rc == 0 && i < ok; i++)
-			remove_flush(dirfd, v[i].n);
+			kineto_flush_remove(dirfd, v[i]);
 		if (rc && ok)
 			fprintf(log, "prof parse: raw/%s: the operators of torch's flush files cannot be "
 				"kept: %s\n", image, strerror(-rc));

@@ -3,9 +3,11 @@
  * torch 2.x, prof's Python hooks end a flush with torch's own C++ export
  * (_ProfilerResult.save) into raw/<image>/kineto-<n>.json and a note of
  * prof's, kineto-<n>.meta, instead of converting each event in Python on
- * the program's thread. The parse turns them into a framework stream,
- * raw/<image>/fwk.raw, the same records the agent's fw.raw holds, before
- * the streams are found; the JSON and the note are then removed.
+ * the program's thread. prof's launcher turns them into a framework
+ * stream, raw/<image>/fwk.raw, the same records the agent's fw.raw holds,
+ * while the program runs (launcher/fw_ingest.h); the parse does the same
+ * with what is left, before the streams are found, into fwk.<i>.raw. The
+ * JSON and the note are removed once their records are in a stream.
  *
  * The note (text, a line each): "pid P", "tid T" (the OS thread that ran
  * the profiler), "keep_from NS" (operators starting earlier are warm-up,
@@ -40,6 +42,20 @@ int kineto_meta_parse(const char *text, struct kineto_meta *m, unsigned *line);
  * says what is missing), -ENOMEM. */
 long kineto_convert(struct kineto_ops *ops, const struct kineto_meta *m, struct raw_writer *w,
 		    const char **why);
+
+/* The flushes waiting in an image directory: their numbers n (of
+ * kineto-<n>.meta, whose JSON is whole: the note is written after it) in
+ * order, in malloc'd *ks; *orphans: JSON files without a note (a save
+ * cut short, or one in progress). Returns the count, or -ENOMEM. */
+long kineto_list(int dirfd, long **ks, long *orphans);
+
+/* Flush n of the image directory dirfd (named `image` in what log is
+ * told; NULL: nothing said) into w; 0, or -1 with its files left. */
+int kineto_flush_into(int dirfd, const char *image, long n, struct raw_writer *w, FILE *log,
+		      long *ops);
+
+/* Its two files, once converted. */
+void kineto_flush_remove(int dirfd, long n);
 
 /* Every image directory of raw_dir: its flushes converted, in their
  * order, into one new stream. What cannot be read is said on log and left

@@ -454,6 +454,21 @@ class KinetoSave(unittest.TestCase):
         self.window(A.OPS | A.RECORDING, "next")      # then the agent's writer decides
         self.assertEqual([o["name"] for o in self.agent.ops], ["next"])
 
+    def test_waiting_files_capped(self):
+        from _prof_hooks import ops
+        saved = ops.SAVE_LIMIT
+        ops.SAVE_LIMIT = 30    # bytes: each fake flush file has 19
+        self.addCleanup(setattr, ops, "SAVE_LIMIT", saved)
+        self.window(A.OPS | A.RECORDING)
+        os.unlink(self.saved[0])                  # the launcher converted it
+        self.window(A.OPS | A.RECORDING)          # 38 written, 19 waiting: on
+        self.window(A.OPS | A.RECORDING)          # 38 waiting: the Python way next
+        self.assertEqual(len(self.saved), 3)
+        self.assertTrue(any("waiting to be converted" in m for m in self.agent.log))
+        self.window(A.OPS | A.RECORDING, "next")
+        self.assertEqual(len(self.saved), 3)
+        self.assertEqual([o["name"] for o in self.agent.ops], ["next"])
+
     def test_off_without_the_variable(self):
         os.environ.pop("PROF_OPS_KINETO_SAVE")
         self.coll = Collector(self.prof, self.prof.empty, self.agent,

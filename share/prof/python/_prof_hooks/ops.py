@@ -40,8 +40,10 @@ rest of the collection together.
 Torch writes the flush (PROF_OPS_KINETO_SAVE=1, torch 2.x, no details
 asked; experimental): _save has torch's C++ export write the stopped
 session as Kineto's trace JSON into this process's raw directory, with a
-note of the clock marks and keep_from beside it, and the parse converts
-it (lib/ingest/parse_kineto.c); the getters are not called here at all.
+note of the clock marks and keep_from beside it; prof's launcher converts
+it while the program runs (platform/launcher/fw_ingest.c, with
+lib/ingest/parse_kineto.c, which the parse uses for what is left); the
+getters are not called here at all.
 
 Memory (profile_memory): the allocator's events torch recorded in the
 window go to the agent's fwmem.raw (agent.pack_memory), in time order on
@@ -78,7 +80,7 @@ SYNC_NAME = "prof::clock_sync"
 SYNC_OP = "aten::empty"
 SYNC_CALLS = 8
 FLUSH_EVERY = 10
-SAVE_LIMIT = 1 << 30   # torch's flush files waiting for the parse (~500 bytes an operator)
+SAVE_LIMIT = 1 << 30   # torch's flush files waiting to be converted (~500 bytes an operator)
 FLUSH_RANGE = b"prof::operators flush"   # the parse shows "prof::" ranges as prof's
 SCOPE_BACKWARD = 1    # at::RecordScope::BACKWARD_FUNCTION
 SCOPE_USER = 7        # at::RecordScope::USER_SCOPE (record_function)
@@ -318,7 +320,8 @@ class Collector:
         """PROF_OPS_KINETO_SAVE=1 on torch 2.x, no details asked: torch's own
         C++ export (_ProfilerResult.save, Kineto's trace JSON) writes the
         flush into this process's stream directory with a note of ours
-        beside it, and the parse converts it (ingest/parse_kineto.h); the
+        beside it, and prof's launcher converts it while the program runs
+        (launcher/fw_ingest.h; the parse, what is left); the
         program's thread pays that export instead of a getter call an
         event. Off by default until a GPU has shown it cheaper
         (test/gpu/README). False: convert here as always."""
@@ -332,36 +335,38 @@ class Collector:
         t0 = time.monotonic_ns()
         try:
             result.save(base + ".json")
+            size = os.path.getsize(base + ".json")
+            if not self.agent.charge(size):
+                _unlink(base + ".json")
+                self.save_kineto = False
+                self.agent.log("notice: the storage limit (--storage-limit) is reached: the "
+                               "operators of this flush are not kept")
+                return True
+            # the note last: with it the JSON is whole (the parse and the
+            # launcher take a flush only then)
             note = "pid %d\ntid %d\nkeep_from %d\n%s" % (
                 os.getpid(), self.native, self.keep_from,
                 "".join("mark %d %d\n" % p for p in self.sync))
             with open(base + ".meta.tmp", "w") as f:
                 f.write(note)
             os.rename(base + ".meta.tmp", base + ".meta")
-            size = os.path.getsize(base + ".json")
         except Exception as ex:   # this flush and the next ones: converted here
+            _unlink(base + ".json")
+            _unlink(base + ".meta.tmp")
             self.save_kineto = False
             self.agent.log("notice: torch could not write its trace of an operator flush (%s); "
                            "prof converts the operators itself from now on" % ex)
             return False
-        if not self.agent.charge(size):
-            for f in (base + ".json", base + ".meta"):
-                try:
-                    os.unlink(f)
-                except OSError:
-                    pass
-            self.save_kineto = False
-            self.agent.log("notice: the storage limit (--storage-limit) is reached: the operators "
-                           "of this flush are not kept")
-            return True
         self.saved_bytes += size
-        self.agent.log("operators: written by torch in %.1f ms (kineto-%d.json, %d KiB; the parse "
+        self.agent.log("operators: written by torch in %.1f ms (kineto-%d.json, %d KiB; prof "
                        "converts them), after torch's stop took %.1f ms" % (
                            (time.monotonic_ns() - t0) / 1e6, self.saves, size >> 10, stop_ns / 1e6))
+        if self.saved_bytes > SAVE_LIMIT:   # those prof's launcher has not converted yet
+            self.saved_bytes = _waiting_bytes(where)
         if self.saved_bytes > SAVE_LIMIT:
             self.save_kineto = False
-            self.agent.log("notice: torch's trace files of operator flushes reached %d MiB before "
-                           "the parse converts them; prof converts the next flushes itself"
+            self.agent.log("notice: torch's trace files of operator flushes waiting to be converted "
+                           "reached %d MiB; prof converts the next flushes itself"
                            % (self.saved_bytes >> 20))
         return True
 
@@ -600,6 +605,25 @@ class Collector:
             self.agent.log("notice: %d operators had a Python call stack that is not valid "
                            "UTF-8 (torchvision's imports make such): kept without their stack"
                            % self.no_stack)
+
+def _waiting_bytes(where):
+    """Bytes of torch's flush files still in the directory."""
+    total = 0
+    for name in os.listdir(where):
+        if name.startswith("kineto-") and name.endswith(".json"):
+            try:
+                total += os.path.getsize(os.path.join(where, name))
+            except OSError:
+                pass   # converted and removed meanwhile
+    return total
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
 
 def _times(e, ns_api):
     """(start, end) of one of torch's events in its ns (1.13 gives us)."""
