@@ -45,6 +45,13 @@ int kineto_meta_parse(const char *text, struct kineto_meta *m, unsigned *line)
 	return have == 7 && m->nmarks ? 0 : -EINVAL;
 }
 
+/* qsort, which must not be handed an empty table's NULL. */
+static void sort_n(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(v, n, size, cmp);
+}
+
 static int by_start(const void *a, const void *b)
 {
 	const struct kineto_op *x = a, *y = b;
@@ -103,7 +110,7 @@ static int by_seq(const void *a, const void *b)
  * one), and each forward operator's thread by sequence number. */
 static int mark_backward(struct kineto_ops *ops, uint8_t *bwd, struct seq_tid **fwd, size_t *nfwd)
 {
-	qsort(ops->v, ops->n, sizeof *ops->v, by_thread_start);
+	sort_n(ops->v, ops->n, sizeof *ops->v, by_thread_start);
 	struct { int64_t end; uint8_t bwd; } *st = malloc((ops->n + 1) * sizeof *st);
 	*fwd = malloc((ops->n + 1) * sizeof **fwd);
 	if (!st || !*fwd) {
@@ -127,7 +134,7 @@ static int mark_backward(struct kineto_ops *ops, uint8_t *bwd, struct seq_tid **
 			(*fwd)[(*nfwd)++] = (struct seq_tid){ o->seq, o->tid };
 	}
 	free(st);
-	qsort(*fwd, *nfwd, sizeof **fwd, by_seq);
+	sort_n(*fwd, *nfwd, sizeof **fwd, by_seq);
 	return 0;
 }
 
@@ -147,7 +154,7 @@ static long emit_all(struct kineto_ops *ops, const uint8_t *bwd, const struct se
 	struct kineto_op *v = ops->v;
 	for (size_t i = 0; i < ops->n; i++)
 		v[i].user |= bwd[i] << 1;
-	qsort(v, ops->n, sizeof *v, by_start);
+	sort_n(v, ops->n, sizeof *v, by_start);
 	long done = 0;
 	for (size_t i = 0; i < ops->n; i++) {
 		const struct kineto_op *o = &v[i];
@@ -171,7 +178,7 @@ static long emit_all(struct kineto_ops *ops, const uint8_t *bwd, const struct se
 long kineto_convert(struct kineto_ops *ops, const struct kineto_meta *m, struct raw_writer *w,
 		    const char **why)
 {
-	qsort(ops->v, ops->n, sizeof *ops->v, by_start);
+	sort_n(ops->v, ops->n, sizeof *ops->v, by_start);
 	const struct kineto_op *sync = NULL;
 	for (size_t i = 0; i < ops->n && !sync; i++)
 		if (ops->v[i].user && strcmp(ops->v[i].name, SYNC_NAME) == 0)
@@ -231,7 +238,7 @@ long kineto_list(int dirfd, long **out, long *orphans)
 		v[n++] = k;
 	}
 	closedir(d);
-	qsort(*out, (size_t)n, sizeof **out, by_n);
+	sort_n(*out, (size_t)n, sizeof **out, by_n);
 	*orphans = json > n ? json - n : 0;
 	return n;
 }

@@ -197,6 +197,8 @@ static void test_left_in_place(void)
 	put(img, "kineto-2.json", TRACE);                                  /* no note */
 	put(img, "kineto-3.json", TRACE);
 	put(img, "kineto-3.meta", "pid 77\nmark 1 2\n");                 /* no tid */
+	put(img, "kineto-4.json", "{\"traceEvents\": []}");              /* nothing in it */
+	put(img, "kineto-4.meta", META);
 	char *buf = NULL;
 	size_t blen = 0;
 	FILE *log = open_memstream(&buf, &blen);
@@ -206,6 +208,8 @@ static void test_left_in_place(void)
 			    "it is not Kineto's trace JSON");
 	CHECK_CONTAINS(buf, "raw/77.0/kineto-3.json: torch's trace of an operator flush left out: "
 			    "prof's note beside it cannot be read");
+	CHECK_CONTAINS(buf, "raw/77.0/kineto-4.json: torch's trace of an operator flush left out: "
+			    "its clock marks (\"prof::clock_sync\") are not in it");
 	CHECK_CONTAINS(buf, "raw/77.0: 1 of torch's operator flush files have no note");
 	CHECK(exists(img, "kineto-1.json") && exists(img, "kineto-2.json"));
 	CHECK(!exists(img, "fwk.raw") && !exists(img, ".fwk.partial"));
