@@ -9,6 +9,8 @@
 struct scan {
 	char *p, *end;
 	int bad;
+	int keep;     /* strings passed over, not unescaped: the text is kept */
+	const char *base;
 };
 
 static void ws(struct scan *s)
@@ -93,7 +95,14 @@ static char *str(struct scan *s)
 	if (s->p >= s->end || *s->p != '"')
 		return fail(s), NULL;
 	char *r = ++s->p, *w = r;
-	while (s->p < s->end) {
+	while (s->keep && s->p < s->end) {
+		char c = *s->p++;
+		if (c == '"')
+			return r;
+		if (c == '\\' && s->p < s->end)
+			s->p++;   /* \uXXXX's digits are plain characters */
+	}
+	while (!s->keep && s->p < s->end) {
 		char c = *s->p++;
 		if (c == '"') {
 			*w = '\0';
@@ -201,18 +210,37 @@ static int object(struct scan *s, int (*member)(struct scan *, const char *, voi
 	return 0;
 }
 
+/* A value passed over with its text left as it is: *at and *len. */
+static int keep_text(struct scan *s, uint32_t *at, uint32_t *len, const char *base)
+{
+	ws(s);
+	const char *b = s->p;
+	s->keep = 1;
+	int rc = skip(s);
+	s->keep = 0;
+	*at = (uint32_t)(b - base);
+	*len = (uint32_t)(s->p - b);
+	return rc;
+}
+
 struct event {
 	struct kineto_op op;
 	int x, cat, ts;
+	const char *base;     /* the buffer: kept texts are offsets into it */
 };
 
 static int arg_member(struct scan *s, const char *k, void *arg)
 {
-	struct kineto_op *op = arg;
+	struct event *e = arg;
+	struct kineto_op *op = &e->op;
 	if (strcmp(k, "Sequence number") == 0)
 		return num(s, 1, &op->seq);
 	if (strcmp(k, "Fwd thread id") == 0)
 		return num(s, 1, &op->fwd_tid);
+	if (strcmp(k, "Input Dims") == 0)
+		return keep_text(s, &op->shapes_at, &op->shapes_len, e->base);
+	if (strcmp(k, "Input type") == 0)
+		return keep_text(s, &op->types_at, &op->types_len, e->base);
 	return skip(s);
 }
 
@@ -252,7 +280,7 @@ static int event_member(struct scan *s, const char *k, void *arg)
 		break;
 	case 'a':
 		if (strcmp(k, "args") == 0)
-			return object(s, arg_member, &e->op);
+			return object(s, arg_member, e);
 		break;
 	}
 	return skip(s);
@@ -273,7 +301,7 @@ static int events(struct scan *s, struct kineto_ops *out)
 	if (!lit(s, '['))
 		return fail(s);
 	while (!lit(s, ']')) {
-		struct event e = { .op = { .seq = -1 } };
+		struct event e = { .op = { .seq = -1 }, .base = s->base };
 		if (object(s, event_member, &e))
 			return -1;
 		if (e.x && e.cat && e.ts && e.op.name && e.op.dur_ns >= 0) {
@@ -309,8 +337,9 @@ static int top_member(struct scan *s, const char *k, void *arg)
 
 int kineto_read(char *buf, size_t len, struct kineto_ops *out, size_t *at)
 {
-	struct scan s = { .p = buf, .end = buf + len };
+	struct scan s = { .p = buf, .end = buf + len, .base = buf };
 	struct top t = { .out = out };
+	out->buf = buf;
 	int rc = object(&s, top_member, &t);
 	if (t.rc == -ENOMEM)
 		return -ENOMEM;

@@ -27,9 +27,14 @@ struct kineto_op {
 	int64_t seq;          /* "Sequence number", -1 when absent */
 	int64_t fwd_tid;      /* "Fwd thread id": torch's thread id, 0 when absent */
 	int user;             /* "cat": "user_annotation" (record_function) */
+	/* record_shapes: "Input Dims" and "Input type" as their JSON text in
+	 * the caller's buffer (offset, length; 0 long: absent), the layout
+	 * prof's shapes and types have */
+	uint32_t shapes_at, shapes_len, types_at, types_len;
 };
 
 struct kineto_ops {
+	const char *buf;      /* what kineto_read read: the kept texts are in it */
 	struct kineto_op *v;
 	size_t n, cap;
 	size_t skipped;       /* traceEvents that are not operators (other "ph" or "cat") */

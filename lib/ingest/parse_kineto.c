@@ -147,6 +147,25 @@ static int32_t forward_tid(const struct kineto_op *o, const struct seq_tid *fwd,
 	return f ? (int32_t)f->tid : (int32_t)-o->fwd_tid;   /* negated: a torch id */
 }
 
+/* A kept JSON text (record_shapes) interned; 0 when absent or empty
+ * ("[]": an operator without inputs, as torch's getters give none). */
+static uint32_t intern_text(struct raw_writer *w, const char *buf, uint32_t at, uint32_t len,
+			    uint64_t ts)
+{
+	char small[256], *t = len < sizeof small ? small : malloc((size_t)len + 1);
+	if (!len || !t || (len == 2 && buf[at] == '[' && buf[at + 1] == ']')) {
+		if (t != small)
+			free(t);
+		return 0;
+	}
+	memcpy(t, buf + at, len);
+	t[len] = '\0';
+	uint32_t id = raw_writer_intern(w, t, ts);
+	if (t != small)
+		free(t);
+	return id;
+}
+
 static long emit_all(struct kineto_ops *ops, const uint8_t *bwd, const struct seq_tid *fwd,
 		     size_t nfwd, int64_t off, const struct kineto_meta *m, struct raw_writer *w)
 {
@@ -169,6 +188,10 @@ static long emit_all(struct kineto_ops *ops, const uint8_t *bwd, const struct se
 			.flags = (backward ? RAW_OP_BACKWARD : 0) | (o->user & 1 ? RAW_OP_USER : 0),
 			.seq = o->seq, .fwd_tid = backward ? forward_tid(o, fwd, nfwd) : 0,
 		};
+		r.shapes_id = intern_text(w, ops->buf, o->shapes_at, o->shapes_len, (uint64_t)start);
+		if (r.shapes_id)
+			r.types_id = intern_text(w, ops->buf, o->types_at, o->types_len,
+						 (uint64_t)start);
 		if (raw_writer_emit(w, RAW_REC_OP, (uint64_t)start, &r, sizeof r) == 0)
 			done++;
 	}

@@ -39,7 +39,8 @@ for a, b in marks:
 for i in range(3):
     t = m + 100000 + i * 1000000
     op("cpu_op", "aten::linear", t, 400000, '"Sequence number": %d, "Fwd thread id": 0' % i)
-    op("cpu_op", "aten::addmm", t + 100000, 250000)
+    op("cpu_op", "aten::addmm", t + 100000, 250000,
+       '"Input Dims": [[16, 64], [64, 32]], "Input type": ["float", "float"]')
 with open(os.path.join(where, "kineto-1.json"), "w") as f:
     f.write('{"schemaVersion": 1, "baseTimeNanoseconds": 0, "traceEvents": [\n%s\n]}'
             % ",\n".join(events))
@@ -78,6 +79,10 @@ class KinetoFlush(ProfTestCase):
         self.assertEqual(left, ["kineto-2.json"])   # the unfinished one stays, and is said
         self.assertIn("1 of torch's operator flush files have no note", run.stderr)
         self.assertTrue([d for d in raw if os.path.exists(os.path.join(d, "fwk.raw"))])
+        # record_shapes: torch's "Input Dims" as the operator's shapes
+        with open(run.output("operator_details.csv"), newline="") as f:
+            shapes = {r["Input Shapes"] for r in csv.DictReader(f) if r["Name"] == "aten::addmm"}
+        self.assertEqual(shapes, {"[[16, 64], [64, 32]]"})
         # the operators sit where the program ran them: inside its process's span
         trace = run.trace()
         ops = [e for e in trace["traceEvents"] if e.get("name") == "aten::addmm"]

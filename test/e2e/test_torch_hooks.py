@@ -432,12 +432,15 @@ class KinetoSave(unittest.TestCase):
         self.assertIn("written by torch", self.agent.log[-1])
 
     def test_details_or_failure_convert_here(self):
-        self.window(A.OPS | A.RECORDING | A.SHAPES, "shaped")   # shapes: the getters
-        self.assertEqual([o["name"] for o in self.agent.ops], ["shaped"])
+        self.window(A.OPS | A.RECORDING | A.SHAPES, "shaped")   # in torch's JSON
+        self.assertEqual(len(self.saved), 1)
+        del self.saved[:]
+        self.window(A.OPS | A.RECORDING | A.STACK, "stacked")   # stacks: the getters
+        self.assertEqual([o["name"] for o in self.agent.ops], ["stacked"])
         self.assertEqual(self.saved, [])
         self.fail = "disk full"
         self.window(A.OPS | A.RECORDING, "plain")
-        self.assertEqual([o["name"] for o in self.agent.ops], ["shaped", "plain"])
+        self.assertEqual([o["name"] for o in self.agent.ops], ["stacked", "plain"])
         self.assertTrue(any(m.startswith("notice: torch could not write") and "disk full" in m
                             for m in self.agent.log))
         self.fail = None

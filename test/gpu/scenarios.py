@@ -344,6 +344,9 @@ def scenario_saved(c, d, ev, res):
     bwd = sum(n for k, n in ops.items() if k.startswith("autograd::engine::evaluate_function"))
     steps = res["steps"] if res else 20
     c.check(bwd >= steps, "saved: backward nodes among the operators", bwd)
+    shaped = [r for r in csv_rows(d, "operator_details.csv") if r.get("Input Shapes")]
+    c.check(bool(shaped), "saved: input shapes from torch's JSON (--record-shapes)",
+            [(r["Name"], r["Input Shapes"]) for r in shaped[:3]])
     print("  [info] saved: operators %d, most common %s" % (sum(ops.values()),
                                                            ops.most_common(5)))
 
@@ -358,8 +361,8 @@ SCENARIOS = {
     "amp": (["amp", "--steps", "12"], [], 60, scenario_amp),
     # flags None: a plain python, no prof run
     "inscript": (["inscript", "--steps", "8"], None, 90, scenario_inscript),
-    # the loop with no details asked, torch writing its flushes itself
-    "saved": (["loop", "--steps", "30"], [], 90, scenario_saved),
+    # the loop, torch writing its flushes itself (shapes included)
+    "saved": (["loop", "--steps", "30"], ["--record-shapes"], 90, scenario_saved),
 }
 SCENARIO_ENV = {"saved": {"PROF_OPS_KINETO_SAVE": "1"}}
 

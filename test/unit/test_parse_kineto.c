@@ -42,7 +42,8 @@ static const char TRACE[] =
 	" \"Fwd thread id\": 0, \"Input Dims\": [[16, 1024], [512, 1024], [512]],"
 	" \"Input type\": [\"float\", \"float\", \"float\"], \"Ev Idx\": 8}},\n"
 	"  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::addmm\", \"pid\": 4242, \"tid\": 4242,"
-	" \"ts\": 1110.000, \"dur\": 30.000, \"args\": {\"Sequence number\": 8, \"Fwd thread id\": 0}},\n"
+	" \"ts\": 1110.000, \"dur\": 30.000, \"args\": {\"Sequence number\": 8, \"Fwd thread id\": 0,"
+	" \"Input Dims\": [], \"Input type\": []}},\n"
 	"  {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"train.py(12): step\", \"pid\": 4242,"
 	" \"tid\": 4242, \"ts\": 1100.000, \"dur\": 300.000, \"args\": {\"Python id\": 3}},\n"
 	"  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\","
@@ -58,7 +59,8 @@ static const char TRACE[] =
 	"XBackward0\", \"pid\": 4242, \"tid\": 4250, \"ts\": 1341.000, \"dur\": 5.000,"
 	" \"args\": {\"Sequence number\": 99, \"Fwd thread id\": 3}},\n"
 	"  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add_\", \"pid\": 4242, \"tid\": 4250,"
-	" \"ts\": 1350.000, \"dur\": 1.000},\n"
+	" \"ts\": 1350.000, \"dur\": 1.000, \"args\": {\"Input Dims\": [[2, 3], [], [[1], [4]]],"
+	" \"Input type\": [\"float\", \"Sc\\\"alar\", \"\"]}},\n"
 	"  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::\\\"odd\\\"\\u00e9\\/x\", \"pid\": 4242,"
 	" \"tid\": 4242, \"ts\": 1400.123, \"dur\": 0.877},\n"
 	"  {\n    \"ph\": \"X\", \"cat\": \"Trace\", \"ts\": 1000.000, \"dur\": 500.000,\n"
@@ -77,7 +79,7 @@ static const char META[] =
 	"mark 5000001004600 5000001005900\n";
 
 struct got {
-	char name[96];
+	char name[96], shapes[96], types[96];
 	int64_t start, end;
 	int32_t tid, fwd;
 	uint32_t flags;
@@ -101,6 +103,10 @@ static int read_ops(const char *path, struct got *g, int max)
 		memcpy(&op, r.payload, sizeof op);
 		const char *name = raw_cursor_name(&c, op.name_id);
 		snprintf(g[k].name, sizeof g[k].name, "%s", name ? name : "?");
+		const char *sh = op.shapes_id ? raw_cursor_name(&c, op.shapes_id) : "";
+		const char *ty = op.types_id ? raw_cursor_name(&c, op.types_id) : "";
+		snprintf(g[k].shapes, sizeof g[k].shapes, "%s", sh ? sh : "?");
+		snprintf(g[k].types, sizeof g[k].types, "%s", ty ? ty : "?");
 		g[k].start = (int64_t)r.ts;
 		g[k].end = (int64_t)op.end;
 		g[k].tid = op.tid;
@@ -178,6 +184,16 @@ static void test_flush_converted(void)
 	CHECK(o && o->fwd == -3);   /* no forward op: torch's id, negated */
 	o = find(g, n, "aten::add_");
 	CHECK(o && o->flags == 0);
+	/* record_shapes: torch's JSON texts kept as they are, prof's layout */
+	CHECK_STR(o ? o->shapes : NULL, "[[2, 3], [], [[1], [4]]]");
+	CHECK_STR(o ? o->types : NULL, "[\"float\", \"Sc\\\"alar\", \"\"]");
+	o = find(g, n, "aten::linear");
+	CHECK_STR(o ? o->shapes : NULL, "[[16, 1024], [512, 1024], [512]]");
+	CHECK_STR(o ? o->types : NULL, "[\"float\", \"float\", \"float\"]");
+	o = find(g, n, "aten::addmm");   /* no inputs: none, as torch's getters say */
+	CHECK(o && o->shapes[0] == 0 && o->types[0] == 0);
+	o = find(g, n, "aten::mm");
+	CHECK(o && o->shapes[0] == 0);
 	o = find(g, n, "aten::\"odd\"\xc3\xa9/x");
 	CHECK(o && o->start == OFF + 1400123 && o->end == OFF + 1401000);
 	free(fwk);

@@ -38,7 +38,7 @@ not FunctionEvents: torch's own FunctionEvent parsing costs more than the
 rest of the collection together.
 
 Torch writes the flush (PROF_OPS_KINETO_SAVE=1, torch 2.x, no details
-asked; experimental): _save has torch's C++ export write the stopped
+asked but shapes and modules; experimental): _save has torch's C++ export write the stopped
 session as Kineto's trace JSON into this process's raw directory, with a
 note of the clock marks and keep_from beside it; prof's launcher converts
 it while the program runs (platform/launcher/fw_ingest.c, with
@@ -80,6 +80,7 @@ SYNC_NAME = "prof::clock_sync"
 SYNC_OP = "aten::empty"
 SYNC_CALLS = 8
 FLUSH_EVERY = 10
+SAVED_DETAIL = A.SHAPES | A.MODULES   # what a flush torch writes itself can carry
 SAVE_LIMIT = 1 << 30   # torch's flush files waiting to be converted (~500 bytes an operator)
 FLUSH_RANGE = b"prof::operators flush"   # the parse shows "prof::" ranges as prof's
 SCOPE_BACKWARD = 1    # at::RecordScope::BACKWARD_FUNCTION
@@ -317,7 +318,8 @@ class Collector:
 
     # --- torch writes the flush itself (PROF_OPS_KINETO_SAVE) ---------------
     def _save(self, result, stop_ns):
-        """PROF_OPS_KINETO_SAVE=1 on torch 2.x, no details asked: torch's own
+        """PROF_OPS_KINETO_SAVE=1 on torch 2.x, no details asked but shapes
+        (torch's JSON has them) and modules (prof's own ranges): torch's own
         C++ export (_ProfilerResult.save, Kineto's trace JSON) writes the
         flush into this process's stream directory with a note of ours
         beside it, and prof's launcher converts it while the program runs
@@ -325,7 +327,7 @@ class Collector:
         program's thread pays that export instead of a getter call an
         event. Off by default until a GPU has shown it cheaper
         (test/gpu/README). False: convert here as always."""
-        if not self.save_kineto or self.detail or not hasattr(result, "save"):
+        if not self.save_kineto or self.detail & ~SAVED_DETAIL or not hasattr(result, "save"):
             return False
         where = self.agent.fw_dir()
         if where is None:
