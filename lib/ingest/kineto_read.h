@@ -27,6 +27,7 @@ struct kineto_op {
 	int64_t seq;          /* "Sequence number", -1 when absent */
 	int64_t fwd_tid;      /* "Fwd thread id": torch's thread id, 0 when absent */
 	int user;             /* "cat": "user_annotation" (record_function) */
+	int backward;         /* not read: kineto_convert's, from nesting */
 	/* record_shapes: "Input Dims" and "Input type" as their JSON text in
 	 * the caller's buffer (offset, length; 0 long: absent), the layout
 	 * prof's shapes and types have */

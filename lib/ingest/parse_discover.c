@@ -9,8 +9,7 @@
 #include "common/agent_env.h"
 #include "common/fsutil.h"
 
-/* "<pid>.<n>" or "<pid>": 0 and the numbers, or -1. */
-static int image_name(const char *s, long *pid, long *n)
+int parse_image_name(const char *s, long *pid, long *n)
 {
 	char *end;
 	if (*s < '0' || *s > '9')
@@ -100,7 +99,7 @@ int parse_discover(const char *raw_dir, struct parse_srcs *out, FILE *log)
 		long pid, n;
 		if (strcmp(e->d_name, PROF_LAUNCHER_STREAMS) == 0)
 			rc = scan_image(out, raw_dir, e->d_name, -1, 0, 1);
-		else if (image_name(e->d_name, &pid, &n) == 0)
+		else if (parse_image_name(e->d_name, &pid, &n) == 0)
 			rc = scan_image(out, raw_dir, e->d_name, pid, n, 0);
 	}
 	closedir(d);

@@ -25,6 +25,10 @@ struct parse_srcs {
 	size_t n, cap;
 };
 
+/* A process image's directory name, "<pid>.<n>" or "<pid>": 0 and the
+ * numbers, or -1. */
+int parse_image_name(const char *s, long *pid, long *n);
+
 /* Fills `out`. Returns 0, or a negative errno when raw_dir can't be read. */
 int parse_discover(const char *raw_dir, struct parse_srcs *out, FILE *log);
 void parse_srcs_free(struct parse_srcs *s);

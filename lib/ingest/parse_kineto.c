@@ -10,6 +10,7 @@
 
 #include "common/fsutil.h"
 #include "common/grow.h"
+#include "ingest/parse_discover.h"
 
 /* As ops.py names them. */
 #define SYNC_NAME "prof::clock_sync"
@@ -69,14 +70,15 @@ static int by_thread_start(const void *a, const void *b)
 }
 
 /* ns to add to the file's times: as ops.py's Collector._offset, from the
- * most tightly timed clock mark, or the midpoints when marks are missing. */
+ * most tightly timed clock mark, or the midpoints when marks are missing.
+ * ops are in thread and start order: the sync range's thread's last
+ * nmarks aten::empty inside the range are the marks. */
 static int64_t clock_offset(const struct kineto_ops *ops, const struct kineto_op *sync,
 			    const struct kineto_meta *m)
 {
 	int64_t ss = sync->start_ns, se = sync->start_ns + sync->dur_ns;
 	const struct kineto_op *marks[KINETO_MARKS_MAX];
 	unsigned n = 0;
-	/* ops are in start order: the last nmarks inside the range are the marks */
 	for (size_t i = 0; i < ops->n; i++) {
 		const struct kineto_op *o = &ops->v[i];
 		if (o->tid != sync->tid || o->start_ns < ss || o->start_ns > se ||
@@ -107,11 +109,11 @@ static int by_seq(const void *a, const void *b)
 }
 
 /* Backward flags by nesting on each thread (an autograd node, or inside
- * one), and each forward operator's thread by sequence number. */
-static int mark_backward(struct kineto_ops *ops, uint8_t *bwd, struct seq_tid **fwd, size_t *nfwd)
+ * one; ops in thread and start order), and each forward operator's thread
+ * by sequence number (*fwd, sorted). */
+static int mark_backward(struct kineto_ops *ops, struct seq_tid **fwd, size_t *nfwd)
 {
-	sort_n(ops->v, ops->n, sizeof *ops->v, by_thread_start);
-	struct { int64_t end; uint8_t bwd; } *st = malloc((ops->n + 1) * sizeof *st);
+	struct { int64_t end; int bwd; } *st = malloc((ops->n + 1) * sizeof *st);
 	*fwd = malloc((ops->n + 1) * sizeof **fwd);
 	if (!st || !*fwd) {
 		free(st);
@@ -120,17 +122,17 @@ static int mark_backward(struct kineto_ops *ops, uint8_t *bwd, struct seq_tid **
 	size_t depth = 0;
 	*nfwd = 0;
 	for (size_t i = 0; i < ops->n; i++) {
-		const struct kineto_op *o = &ops->v[i];
+		struct kineto_op *o = &ops->v[i];
 		int64_t end = o->start_ns + o->dur_ns;
 		if (i && ops->v[i - 1].tid != o->tid)
 			depth = 0;
 		while (depth && end > st[depth - 1].end)
 			depth--;
-		bwd[i] = strncmp(o->name, BACKWARD_PREFIX, sizeof BACKWARD_PREFIX - 1) == 0 ||
-			 (depth && st[depth - 1].bwd);
+		o->backward = strncmp(o->name, BACKWARD_PREFIX, sizeof BACKWARD_PREFIX - 1) == 0 ||
+			      (depth && st[depth - 1].bwd);
 		st[depth].end = end;
-		st[depth++].bwd = bwd[i];
-		if (!bwd[i] && o->seq >= 0)
+		st[depth++].bwd = o->backward;
+		if (!o->backward && o->seq >= 0)
 			(*fwd)[(*nfwd)++] = (struct seq_tid){ o->seq, o->tid };
 	}
 	free(st);
@@ -166,27 +168,23 @@ static uint32_t intern_text(struct raw_writer *w, const char *buf, uint32_t at, 
 	return id;
 }
 
-static long emit_all(struct kineto_ops *ops, const uint8_t *bwd, const struct seq_tid *fwd,
-		     size_t nfwd, int64_t off, const struct kineto_meta *m, struct raw_writer *w)
+/* The operators, now in time order for the stream, on CLOCK_MONOTONIC. */
+static long emit_all(struct kineto_ops *ops, const struct seq_tid *fwd, size_t nfwd, int64_t off,
+		     const struct kineto_meta *m, struct raw_writer *w)
 {
-	/* time order for the stream; the flags travel with their op */
-	struct kineto_op *v = ops->v;
-	for (size_t i = 0; i < ops->n; i++)
-		v[i].user |= bwd[i] << 1;
-	sort_n(v, ops->n, sizeof *v, by_start);
+	sort_n(ops->v, ops->n, sizeof *ops->v, by_start);
 	long done = 0;
 	for (size_t i = 0; i < ops->n; i++) {
-		const struct kineto_op *o = &v[i];
+		const struct kineto_op *o = &ops->v[i];
 		int64_t start = o->start_ns + off;
 		if (start < (int64_t)m->keep_from || strcmp(o->name, SYNC_NAME) == 0 ||
 		    strncmp(o->name, TORCH_NEXT, sizeof TORCH_NEXT - 1) == 0)
 			continue;
-		int backward = (o->user & 2) != 0;
 		struct raw_op r = {
 			.end = (uint64_t)(start + o->dur_ns), .tid = (int32_t)o->tid,
 			.name_id = raw_writer_intern(w, o->name, (uint64_t)start),
-			.flags = (backward ? RAW_OP_BACKWARD : 0) | (o->user & 1 ? RAW_OP_USER : 0),
-			.seq = o->seq, .fwd_tid = backward ? forward_tid(o, fwd, nfwd) : 0,
+			.flags = (o->backward ? RAW_OP_BACKWARD : 0) | (o->user ? RAW_OP_USER : 0),
+			.seq = o->seq, .fwd_tid = o->backward ? forward_tid(o, fwd, nfwd) : 0,
 		};
 		r.shapes_id = intern_text(w, ops->buf, o->shapes_at, o->shapes_len, (uint64_t)start);
 		if (r.shapes_id)
@@ -201,7 +199,7 @@ static long emit_all(struct kineto_ops *ops, const uint8_t *bwd, const struct se
 long kineto_convert(struct kineto_ops *ops, const struct kineto_meta *m, struct raw_writer *w,
 		    const char **why)
 {
-	sort_n(ops->v, ops->n, sizeof *ops->v, by_start);
+	sort_n(ops->v, ops->n, sizeof *ops->v, by_thread_start);
 	const struct kineto_op *sync = NULL;
 	for (size_t i = 0; i < ops->n && !sync; i++)
 		if (ops->v[i].user && strcmp(ops->v[i].name, SYNC_NAME) == 0)
@@ -211,16 +209,13 @@ long kineto_convert(struct kineto_ops *ops, const struct kineto_meta *m, struct 
 		return -EINVAL;
 	}
 	int64_t off = clock_offset(ops, sync, m);
-	uint8_t *bwd = malloc(ops->n + 1);
 	struct seq_tid *fwd = NULL;
 	size_t nfwd = 0;
-	if (!bwd || mark_backward(ops, bwd, &fwd, &nfwd)) {
-		free(bwd);
+	if (mark_backward(ops, &fwd, &nfwd)) {
 		*why = "out of memory";
 		return -ENOMEM;
 	}
-	long done = emit_all(ops, bwd, fwd, nfwd, off, m, w);
-	free(bwd);
+	long done = emit_all(ops, fwd, nfwd, off, m, w);
 	free(fwd);
 	return done;
 }
@@ -366,10 +361,8 @@ long parse_kineto_ingest(const char *raw_dir, FILE *log)
 	long done = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		long pid;
-		char dot;
-		if (sscanf(e->d_name, "%ld%c", &pid, &dot) < 1 || e->d_name[0] < '0' ||
-		    e->d_name[0] > '9')
+		long pid, n;
+		if (parse_image_name(e->d_name, &pid, &n) != 0)
 			continue;
 		done += image_ingest(raw_dir, e->d_name, pid, log);
 	}

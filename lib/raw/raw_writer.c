@@ -192,15 +192,10 @@ static void fill_header(struct raw_writer *w, const struct raw_writer_opts *o)
 	__atomic_store_n((uint64_t *)(void *)h->magic, magic, __ATOMIC_RELEASE);
 }
 
-/* Whether the budget grants `bytes` more of chunks. The fetch_add is not
- * undone on refusal: a total past the limit is how the launcher learns
- * that the limit was reached. */
+/* Whether the budget grants `bytes` more of chunks. */
 static int budget_grant(struct raw_writer *w, uint32_t bytes)
 {
-	if (!w->budget_used || !w->budget_limit)
-		return 1;
-	uint64_t was = __atomic_fetch_add(w->budget_used, (uint64_t)bytes, __ATOMIC_RELAXED);
-	return was + bytes <= w->budget_limit;
+	return raw_budget_grant(w->budget_used, w->budget_limit, bytes);
 }
 
 int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,

@@ -176,6 +176,16 @@ static inline int raw_writer_over_budget(const struct raw_writer *w)
 	return w->broken == RAW_BROKEN_BUDGET;
 }
 
+/* Whether a budget of shared bytes (*used of limit; used NULL or limit 0:
+ * none) grants `bytes` more. The fetch_add is not undone on refusal: a
+ * total past the limit is how the launcher learns that it was reached. */
+static inline int raw_budget_grant(uint64_t *used, uint64_t limit, uint64_t bytes)
+{
+	if (!used || !limit)
+		return 1;
+	return __atomic_fetch_add(used, bytes, __ATOMIC_RELAXED) + bytes <= limit;
+}
+
 /* The id of string `s` in this stream, writing its definition the first
  * time (stamped `ts`). Returns 0 when it could not be written. */
 uint32_t raw_writer_intern_slow(struct raw_writer *w, const char *s, uint64_t ts);

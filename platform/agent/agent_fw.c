@@ -233,13 +233,9 @@ int prof_fw_dir_fd(void)
 /* Charges `bytes` that torch wrote into the stream directory (a flush
  * saved by torch itself) to the run's storage budget (--storage-limit),
  * as the raw writers charge their chunks: 1 when granted or when there
- * is no budget, 0 when the budget is spent (the total then past the
- * limit is how the launcher learns it, as with the writers). */
+ * is no budget, 0 when the budget is spent. */
 __attribute__((visibility("default")))
 int prof_fw_charge(uint64_t bytes)
 {
-	if (!agent.active || !agent.budget_used || !agent.budget_limit)
-		return 1;
-	uint64_t was = __atomic_fetch_add(agent.budget_used, bytes, __ATOMIC_RELAXED);
-	return was + bytes <= agent.budget_limit;
+	return !agent.active || raw_budget_grant(agent.budget_used, agent.budget_limit, bytes);
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/grow.h"
+#include "ingest/parse_discover.h"
 #include "ingest/parse_kineto.h"
 #include "launcher/ticker.h"
 #include "raw/raw_clock.h"
@@ -35,16 +36,17 @@ struct fw_ingest {
 	uint64_t flushes;
 };
 
-static struct image *image_of(struct fw_ingest *f, const char *name)
+/* The image's entry, made on its first flush; it keeps dirfd (else closed). */
+static struct image *image_of(struct fw_ingest *f, const char *name, int dirfd)
 {
 	for (size_t i = 0; i < f->nimg; i++)
-		if (strcmp(f->img[i].name, name) == 0)
+		if (strcmp(f->img[i].name, name) == 0) {
+			close(dirfd);
 			return &f->img[i];
+		}
 	struct image *v = grow_room(f->img, f->nimg, &f->cap_img, sizeof *v);
-	int fd = openat(f->raw_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (!v || fd < 0 || strlen(name) >= sizeof v->name) {
-		if (fd >= 0)
-			close(fd);
+	if (!v || strlen(name) >= sizeof v->name) {
+		close(dirfd);
 		if (v)
 			f->img = v;
 		return NULL;
@@ -53,7 +55,7 @@ static struct image *image_of(struct fw_ingest *f, const char *name)
 	struct image *im = &v[f->nimg++];
 	memset(im, 0, sizeof *im);
 	strcpy(im->name, name);
-	im->dirfd = fd;
+	im->dirfd = dirfd;
 	im->w.fd = -1;
 	return im;
 }
@@ -86,10 +88,10 @@ static int stream_open(struct image *im)
 	return im->opened > 0;
 }
 
-/* The image's waiting flushes, in order, into its stream. */
-static void image_look(struct fw_ingest *f, struct image *im)
+/* The image's waiting flushes (ks, in order) into its stream. */
+static void image_look(struct fw_ingest *f, struct image *im, const long *ks, long n)
 {
-	long *ks = NULL, orphans = 0, n = kineto_list(im->dirfd, &ks, &orphans), ops = 0;
+	long ops = 0;
 	for (long i = 0; i < n && stream_open(im); i++) {
 		if (was_bad(im, ks[i]))
 			continue;
@@ -100,7 +102,6 @@ static void image_look(struct fw_ingest *f, struct image *im)
 			note_bad(im, ks[i]);   /* the parse tries it and says why */
 		}
 	}
-	free(ks);
 }
 
 static void look(struct fw_ingest *f)
@@ -110,17 +111,18 @@ static void look(struct fw_ingest *f)
 		return;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+		long pid, n;
+		if (parse_image_name(e->d_name, &pid, &n) != 0)
 			continue;
-		/* cheap first: only a directory with a note in it gets a stream */
 		int fd = openat(f->raw_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		long *ks = NULL, orphans = 0, n = fd >= 0 ? kineto_list(fd, &ks, &orphans) : 0;
-		if (fd >= 0)
+		long *ks = NULL, orphans = 0, nk = fd >= 0 ? kineto_list(fd, &ks, &orphans) : 0;
+		/* only a directory with a flush in it gets an entry and a stream */
+		struct image *im = nk > 0 ? image_of(f, e->d_name, fd) : NULL;
+		if (im)
+			image_look(f, im, ks, nk);
+		else if (nk <= 0 && fd >= 0)
 			close(fd);
 		free(ks);
-		struct image *im = n > 0 ? image_of(f, e->d_name) : NULL;
-		if (im)
-			image_look(f, im);
 	}
 	closedir(d);
 }

@@ -142,19 +142,45 @@ static const struct got *find(const struct got *g, int n, const char *name)
 	return NULL;
 }
 
+/* A run directory PROF_TEST_TMP/<test>/raw/<image>/ (its paths, malloc'd). */
+struct kdir {
+	char *run, *raw, *img;
+};
+
+static struct kdir make_run(const char *test, const char *image)
+{
+	struct kdir r = { rg_tmpdir(test), NULL, NULL };
+	r.raw = fs_join(r.run, "raw");
+	r.img = fs_join(r.raw, image);
+	CHECK(fs_mkdir_p(r.img) == 0);
+	return r;
+}
+
+/* parse_kineto_ingest over it: its result; what it said in *said (malloc'd). */
+static long ingest(const struct kdir *r, char **said)
+{
+	size_t len = 0;
+	FILE *log = open_memstream(said, &len);
+	long n = parse_kineto_ingest(r->raw, log);
+	fclose(log);
+	return n;
+}
+
+static void run_free(struct kdir *r)
+{
+	free(r->img);
+	free(r->raw);
+	free(r->run);
+}
+
 static void test_flush_converted(void)
 {
-	char *run = rg_tmpdir("kineto_flush");
-	char *raw = fs_join(run, "raw"), *img = fs_join(raw, "4242.0");
-	CHECK(fs_mkdir_p(img) == 0);
+	struct kdir rd = make_run("kineto_flush", "4242.0");
+	char *img = rd.img, *buf = NULL;
 	put(img, "kineto-1.json", TRACE);
 	put(img, "kineto-1.meta", META);
-	char *buf = NULL;
-	size_t blen = 0;
-	FILE *log = open_memstream(&buf, &blen);
-	CHECK(parse_kineto_ingest(raw, log) == 1);
-	fclose(log);
-	CHECK(blen == 0);   /* nothing to say */
+	CHECK(ingest(&rd, &buf) == 1);
+	CHECK(buf && buf[0] == '\0');   /* nothing to say */
 	CHECK(!exists(img, "kineto-1.json") && !exists(img, "kineto-1.meta"));
 	CHECK(!exists(img, ".fwk.partial"));
 	char *fwk = fs_join(img, "fwk.raw");
@@ -198,16 +224,13 @@ static void test_flush_converted(void)
 	CHECK(o && o->start == OFF + 1400123 && o->end == OFF + 1401000);
 	free(fwk);
 	free(buf);
-	free(img);
-	free(raw);
-	free(run);
+	run_free(&rd);
 }
 
 static void test_left_in_place(void)
 {
-	char *run = rg_tmpdir("kineto_bad");
-	char *raw = fs_join(run, "raw"), *img = fs_join(raw, "77.0");
-	CHECK(fs_mkdir_p(img) == 0);
+	struct kdir rd = make_run("kineto_bad", "77.0");
+	char *img = rd.img, *buf = NULL;
 	put(img, "kineto-1.json", "{\"traceEvents\": [ {\"ph\": \"X\", ");   /* cut short */
 	put(img, "kineto-1.meta", META);
 	put(img, "kineto-2.json", TRACE);                                  /* no note */
@@ -215,11 +238,7 @@ static void test_left_in_place(void)
 	put(img, "kineto-3.meta", "pid 77\nmark 1 2\n");                 /* no tid */
 	put(img, "kineto-4.json", "{\"traceEvents\": []}");              /* nothing in it */
 	put(img, "kineto-4.meta", META);
-	char *buf = NULL;
-	size_t blen = 0;
-	FILE *log = open_memstream(&buf, &blen);
-	CHECK(parse_kineto_ingest(raw, log) == 0);
-	fclose(log);
+	CHECK(ingest(&rd, &buf) == 0);
 	CHECK_CONTAINS(buf, "raw/77.0/kineto-1.json: torch's trace of an operator flush left out: "
 			    "it is not Kineto's trace JSON");
 	CHECK_CONTAINS(buf, "raw/77.0/kineto-3.json: torch's trace of an operator flush left out: "
@@ -230,9 +249,7 @@ static void test_left_in_place(void)
 	CHECK(exists(img, "kineto-1.json") && exists(img, "kineto-2.json"));
 	CHECK(!exists(img, "fwk.raw") && !exists(img, ".fwk.partial"));
 	free(buf);
-	free(img);
-	free(raw);
-	free(run);
+	run_free(&rd);
 }
 
 static void test_reader_shapes(void)

@@ -70,14 +70,21 @@ def pack_memory(tid, ns, nbytes, addr, allocated, reserved, active, dev_type, de
     return MEM_HEAD.pack(tid, ns, nbytes, addr, allocated, reserved, active, dev_type, dev_index)
 
 
+def _optional(lib, name, argtypes, restype):
+    """The agent's function `name`, typed, or None when it has none."""
+    fn = getattr(lib, name, None)
+    if fn is not None:
+        fn.argtypes, fn.restype = argtypes, restype
+    return fn
+
+
 class Agent:
     def __init__(self, lib):
         self._lib = lib
         # the agent then knows the hooks are here (a process that imports
         # torch without them gets a notice at exit: agent_python.c)
-        loaded = getattr(lib, "prof_fw_hooks_loaded", None)
+        loaded = _optional(lib, "prof_fw_hooks_loaded", [], None)
         if loaded is not None:
-            loaded.argtypes, loaded.restype = [], None
             loaded()
         self.step = lib.prof_step
         self.step.argtypes, self.step.restype = [], None
@@ -96,38 +103,23 @@ class Agent:
             self._fw_ops = lib.prof_fw_ops
             self._fw_ops.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
             self._fw_ops.restype = ctypes.c_int
-        # profile_memory's allocator events; None with an older agent
-        self._fw_memory = getattr(lib, "prof_fw_memory", None)
-        if self._fw_memory is not None:
-            self._fw_memory.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
-            self._fw_memory.restype = ctypes.c_int
-        # prof_fw_cupti_held(): whether prof holds CUPTI (absent: an agent
-        # built without the CUDA backend, or an older one)
-        self._cupti_held = getattr(lib, "prof_fw_cupti_held", None)
-        if self._cupti_held is not None:
-            self._cupti_held.argtypes, self._cupti_held.restype = [], ctypes.c_int
-        # prof_fw_dir_fd(): this process's stream directory (absent: older agent)
-        self._dir_fd = getattr(lib, "prof_fw_dir_fd", None)
-        if self._dir_fd is not None:
-            self._dir_fd.argtypes, self._dir_fd.restype = [], ctypes.c_int
-        # prof_fw_charge(bytes): torch's own flush files against --storage-limit
-        self._charge = getattr(lib, "prof_fw_charge", None)
-        if self._charge is not None:
-            self._charge.argtypes, self._charge.restype = [ctypes.c_uint64], ctypes.c_int
-        self._log = getattr(lib, "prof_fw_log", None)
-        if self._log is not None:
-            self._log.argtypes, self._log.restype = [ctypes.c_char_p], None
-        # prof_fw_rank(rank): the rank init_process_group names; None with
-        # an older agent
-        self.set_rank = getattr(lib, "prof_fw_rank", None)
-        if self.set_rank is not None:
-            self.set_rank.argtypes, self.set_rank.restype = [ctypes.c_int], ctypes.c_int
-        # prof_fw_gc(phase, generation, collected, uncollectable), or None
-        self.gc = getattr(lib, "prof_fw_gc", None)
-        if self.gc is not None:
-            self.gc.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64,
-                                ctypes.c_uint64]
-            self.gc.restype = None
+        # Optional entries: None when this agent lacks them (an older one,
+        # or one built without the CUDA backend).
+        # profile_memory's allocator events
+        self._fw_memory = _optional(lib, "prof_fw_memory", [ctypes.c_char_p, ctypes.c_size_t],
+                                    ctypes.c_int)
+        # whether prof holds CUPTI
+        self._cupti_held = _optional(lib, "prof_fw_cupti_held", [], ctypes.c_int)
+        # this process's stream directory
+        self._dir_fd = _optional(lib, "prof_fw_dir_fd", [], ctypes.c_int)
+        # torch's own flush files against --storage-limit
+        self._charge = _optional(lib, "prof_fw_charge", [ctypes.c_uint64], ctypes.c_int)
+        self._log = _optional(lib, "prof_fw_log", [ctypes.c_char_p], None)
+        # prof_fw_rank(rank): the rank init_process_group names
+        self.set_rank = _optional(lib, "prof_fw_rank", [ctypes.c_int], ctypes.c_int)
+        # prof_fw_gc(phase, generation, collected, uncollectable)
+        self.gc = _optional(lib, "prof_fw_gc", [ctypes.c_uint32, ctypes.c_uint32,
+                                                ctypes.c_uint64, ctypes.c_uint64], None)
 
     def fw_ops(self, buf):
         """Operators packed by pack_op, in one call; how many were written."""
