@@ -38,9 +38,10 @@ not FunctionEvents: torch's own FunctionEvent parsing costs more than the
 rest of the collection together.
 
 Torch writes the flush (PROF_OPS_KINETO_SAVE=1, torch 2.x, no details
-asked but shapes and modules; experimental): _save has torch's C++ export write the stopped
-session as Kineto's trace JSON into this process's raw directory, with a
-note of the clock marks and keep_from beside it; prof's launcher converts
+asked but shapes and modules; experimental): _save has torch's C++
+export write the stopped session as Kineto's trace JSON into this
+process's raw directory, with a note of the clock marks and keep_from
+beside it; prof's launcher converts
 it while the program runs (platform/launcher/fw_ingest.c, with
 lib/ingest/parse_kineto.c, which the parse uses for what is left); the
 getters are not called here at all.
