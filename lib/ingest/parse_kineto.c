@@ -10,13 +10,13 @@
 
 #include "common/fsutil.h"
 #include "common/grow.h"
+#include "common/torch_nvtx.h"
 #include "ingest/parse_discover.h"
 
 /* As ops.py names them. */
 #define SYNC_NAME "prof::clock_sync"
 #define SYNC_OP "aten::empty"
 #define TORCH_NEXT "enumerate(DataLoader)#"
-#define BACKWARD_PREFIX "autograd::engine::evaluate_function"
 
 int kineto_meta_parse(const char *text, struct kineto_meta *m, unsigned *line)
 {
@@ -128,7 +128,7 @@ static int mark_backward(struct kineto_ops *ops, struct seq_tid **fwd, size_t *n
 			depth = 0;
 		while (depth && end > st[depth - 1].end)
 			depth--;
-		o->backward = strncmp(o->name, BACKWARD_PREFIX, sizeof BACKWARD_PREFIX - 1) == 0 ||
+		o->backward = strncmp(o->name, TORCH_BACKWARD_PREFIX, sizeof TORCH_BACKWARD_PREFIX - 1) == 0 ||
 			      (depth && st[depth - 1].bwd);
 		st[depth].end = end;
 		st[depth++].bwd = o->backward;

@@ -285,6 +285,7 @@ void model_free(struct parse_model *m)
 		for (size_t k = 0; k < p->nrwait; k++)
 			free(p->rwait[k].name);
 		free(p->rwait);
+		free(p->fwd_seq);
 		parse_idmap_each(&p->async, model_free_val, NULL);
 		parse_idmap_free(&p->async);
 		free(p);

@@ -249,7 +249,16 @@ struct model_proc {
 	size_t nrwait, caprwait;
 	struct model_fwmem *fwmem;     /* profile_memory: per allocator device */
 	size_t nfwmem, capfwmem;
+	struct model_seqtid *fwd_seq;  /* NVTX operators: seq -> forward thread, by seq's
+					* low bits; NULL until one is read */
 };
+
+/* A forward operator's autograd sequence number and its thread. */
+struct model_seqtid {
+	int64_t seq;
+	int32_t tid;
+};
+#define MODEL_FWD_SEQ_SLOTS 4096u
 
 /* A device track of the trace: (device, tid) with tid a stream, or a
  * stream's sync track; tid -1: the device only (samples). */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/torch_nvtx.h"
 #include "outputs/trace/out_trace_op.h"
 
 #define STEP_PREFIX "ProfilerStep#"
@@ -99,6 +100,29 @@ static uint64_t op_end(const struct parse_stream *s, uint64_t end)
 	return end > s->ns ? end : s->ns;
 }
 
+/* An operator read from torch's NVTX range knows neither whether it is
+ * backward nor its forward thread: backward by nesting (an autograd node's
+ * operator and all it calls, as the Python way and the Kineto files'
+ * converter decide), the forward thread from the last forward operator of
+ * its sequence number (numbers are per thread; a step's backward follows
+ * its forward closely, so the table's 4096 slots hold it). The thread's
+ * ops open at o's start are its parents. */
+static void op_nvtx_links(struct model_proc *p, const struct model_thread *t, struct model_op *o)
+{
+	if (MODEL_STARTS(o->name, TORCH_BACKWARD_PREFIX) ||
+	    (t->nops && (t->ops[t->nops - 1].flags & RAW_OP_BACKWARD)))
+		o->flags |= RAW_OP_BACKWARD;
+	if (o->seq < 0)
+		return;
+	if (!p->fwd_seq && !(p->fwd_seq = calloc(MODEL_FWD_SEQ_SLOTS, sizeof *p->fwd_seq)))
+		return;
+	struct model_seqtid *e = &p->fwd_seq[(uint64_t)o->seq & (MODEL_FWD_SEQ_SLOTS - 1)];
+	if (!(o->flags & RAW_OP_BACKWARD))
+		*e = (struct model_seqtid){ .seq = o->seq, .tid = t->tid };
+	else if (e->seq == o->seq && e->tid)
+		o->fwd_tid = e->tid;
+}
+
 void model_on_op(struct parse_model *m, struct parse_stream *s)
 {
 	MODEL_PAYLOAD_GROWN(s, struct raw_op, ro);
@@ -106,7 +130,9 @@ void model_on_op(struct parse_model *m, struct parse_stream *s)
 	const char *name = parse_stream_str(s, ro.name_id);
 	if (MODEL_STARTS(name, STEP_PREFIX))
 		return;  /* torch's own step annotation: the steps are prof's */
-	struct model_thread *t = p ? model_thread_of(p, ro.tid) : NULL;
+	int nvtx = (ro.flags & RAW_OP_NVTX) != 0;
+	struct model_thread *t = p ? model_thread_of(p, nvtx ? model_caller(p, ro.tid) : ro.tid)
+				   : NULL;
 	if (!t)
 		return;
 	t->has_ops = 1;
@@ -122,6 +148,8 @@ void model_on_op(struct parse_model *m, struct parse_stream *s)
 	model_api_flush(m, p, t, o.start_ns);
 	while (t->nops && t->ops[t->nops - 1].end_ns <= o.start_ns)
 		op_close(m, p, t, UINT64_MAX);
+	if (nvtx)
+		op_nvtx_links(p, t, &o);
 	/* at its start, as a device task is taken: the step it starts in is
 	 * the one in progress (an op is closed only when a later one starts) */
 	if (model_fw_is_collective(name))

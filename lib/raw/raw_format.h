@@ -234,6 +234,10 @@ struct raw_host_net {
  * "[\"float\", \"\"]"), the stack is frames joined by ';'. */
 #define RAW_OP_BACKWARD 0x1u /* ran in the autograd backward pass */
 #define RAW_OP_USER     0x2u /* a user annotation (torch.profiler.record_function) */
+/* read from torch's NVTX range around the op (common/torch_nvtx.h), in a
+ * device stream: tid is as the stream's markers' (model_caller), and the
+ * reader finds BACKWARD and fwd_tid itself (by nesting, by seq) */
+#define RAW_OP_NVTX     0x4u
 struct raw_op {
 	uint64_t end;
 	int32_t  tid;

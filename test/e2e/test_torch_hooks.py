@@ -481,6 +481,115 @@ class KinetoSave(unittest.TestCase):
         self.assertEqual(len(self.agent.ops), 1)
 
 
+class NvtxOps(unittest.TestCase):
+    """PROF_OPS_NVTX=1: torch's NVTX observer (emit_nvtx) instead of its
+    profiler, when the agent records NVTX here; the operators reach prof
+    through CUPTI (test_cuda_convert, e2e.test_cuda_fake), not the hooks."""
+
+    def setUp(self):
+        os.environ["PROF_OPS_NVTX"] = "1"
+        self.addCleanup(lambda: os.environ.pop("PROF_OPS_NVTX", None))
+        saved = sys.modules.get("torch")
+        self.torch = types.SimpleNamespace(__version__="2.5.1+cu124")
+        sys.modules["torch"] = self.torch
+        self.addCleanup(lambda: sys.modules.__setitem__("torch", saved) if saved
+                        else sys.modules.pop("torch", None))
+        self.prof = FakeProfilerModule(True)
+        self.nvtx = []     # ("enter" | "exit", record_shapes)
+        self.enter_fails = None
+        test = self
+
+        class emit_nvtx:
+            def __init__(self, enabled=True, record_shapes=False):
+                self.shapes = record_shapes
+
+            def __enter__(self):
+                if test.enter_fails:
+                    raise RuntimeError(test.enter_fails)
+                test.nvtx.append(("enter", self.shapes))
+
+            def __exit__(self, *exc):
+                test.nvtx.append(("exit", self.shapes))
+        self.prof.emit_nvtx = emit_nvtx
+        self.agent = FakeAgent()
+        self.why = None
+        self.agent.nvtx_ops_begin = lambda: self.why
+        self.coll = Collector(self.prof, self.prof.empty, self.agent,
+                              Guard("operators", self.agent.log), True)
+
+    def step(self, flags, windows=1):
+        self.agent.flags, self.agent.windows = flags, windows
+        self.coll.update()
+
+    def notices(self):
+        return [m for m in self.agent.log if m.startswith("notice:")]
+
+    def test_no_flushes_on_the_programs_thread(self):
+        REC = A.OPS | A.RECORDING
+        for _ in range(25):
+            self.step(REC)
+        self.assertEqual(self.nvtx, [("enter", False)])
+        self.assertEqual(self.prof.started, [])       # torch's profiler never ran
+        self.assertEqual(self.agent.ranges, [])       # no flush
+        self.step(0)                                  # the window ends
+        self.assertEqual(self.nvtx, [("enter", False), ("exit", False)])
+        self.step(REC, 2)
+        self.coll.at_exit()
+        self.assertEqual(len(self.nvtx), 4)
+        self.assertEqual(self.agent.ops, [])          # the agent has them from CUPTI
+        self.assertTrue(any("through torch's NVTX ranges" in m for m in self.agent.log))
+        self.assertEqual(self.notices(), [])
+
+    def test_agent_says_no_the_usual_way_and_a_notice(self):
+        self.why = "NVTX is not traced (msprof_tx false, or PROF_CUDA_SKIP_KINDS)"
+        self.step(A.OPS | A.RECORDING)
+        self.assertEqual(self.nvtx, [])
+        self.assertEqual(len(self.prof.started), 1)
+        t = time.monotonic_ns()
+        self.prof.op("aten::mm", t + 1000, t + 5000)
+        self.step(0)
+        self.assertEqual([o["name"] for o in self.agent.ops], ["aten::mm"])
+        self.assertEqual(len(self.notices()), 1)
+        self.assertIn("msprof_tx false", self.notices()[0])
+        self.why = None
+        self.step(A.OPS | A.RECORDING, 2)             # not tried again
+        self.assertEqual(self.nvtx, [])
+
+    def test_cuda_not_traced_yet_waits_without_a_notice(self):
+        REC = A.OPS | A.RECORDING
+        self.why = "CUDA is not traced in this process yet (device activity off, or CUDA ...)"
+        self.step(REC)
+        self.assertEqual(len(self.prof.started), 1)
+        self.why = None                               # cuInit came meanwhile
+        for _ in range(10):
+            self.step(REC)
+        self.assertEqual(self.prof.stops, 1)          # the flush at ten steps ...
+        self.assertEqual(self.nvtx, [("enter", False)])   # ... restarted through NVTX
+        self.assertEqual(self.notices(), [])
+
+    def test_details_or_old_torch_or_failure_go_the_usual_way(self):
+        self.step(A.OPS | A.RECORDING | A.SHAPES)     # types and shapes: torch's profiler
+        self.assertEqual(self.nvtx, [])
+        self.assertEqual(len(self.prof.started), 1)
+        self.step(0)
+        self.enter_fails = "Can't use NVTX profiler - PyTorch was compiled without CUDA"
+        self.step(A.OPS | A.RECORDING, 2)
+        self.assertEqual(len(self.prof.started), 2)
+        self.assertIn("compiled without CUDA", self.notices()[0])
+        self.step(0)
+        self.torch.__version__ = "1.13.1"
+        self.setUp_again()
+        self.step(A.OPS | A.RECORDING, 3)
+        self.assertEqual(self.nvtx, [])
+        self.assertIn("torch 1.13.1's NVTX ranges name no operator ids", self.notices()[0])
+
+    def setUp_again(self):
+        self.agent = FakeAgent()
+        self.agent.nvtx_ops_begin = lambda: None
+        self.coll = Collector(self.prof, self.prof.empty, self.agent,
+                              Guard("operators", self.agent.log), True)
+
+
 class CollectorWindows(unittest.TestCase):
     def make(self, ns_api=False):
         self.prof = FakeProfilerModule(ns_api)

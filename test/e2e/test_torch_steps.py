@@ -223,6 +223,26 @@ class Optimizers(TorchCase):
 
 
 @needs_torch
+class NvtxOperatorsWithoutCuda(TorchCase):
+    def test_usual_way_until_cuda_is_traced(self):
+        # PROF_OPS_NVTX=1 where it cannot work (no GPU; here also a torch
+        # whose NVTX ranges name no op ids, or a prof without CUDA): the
+        # operators come the usual way, every one, and the user hears why
+        # unless it is only that CUDA is not traced (yet)
+        run = self.run_torch(EXAMPLE, "--steps", "12", env={"PROF_OPS_NVTX": "1"})
+        log = agent_logs(run)
+        linear = events(run.trace(), ph="X", cat="cpu_op", name="aten::linear")
+        self.assertEqual(len(linear), 3 * 12)
+        notes = [ln for ln in run.stderr.splitlines() if "PROF_OPS_NVTX" in ln]
+        if "operators: not through NVTX yet: CUDA is not traced in this process yet" in log:
+            self.assertEqual(notes, [], run.stderr)
+        else:
+            self.assertEqual(len(notes), 1, run.stderr)
+            self.assertIn("prof collects operators the usual way", notes[0])
+        self.assertIn("after torch's stop took", log)
+
+
+@needs_torch
 class UserProfiler(TorchCase):
     def test_prof_steps_aside(self):
         run = self.run_torch(os.path.join(WORKLOADS_SRC, "torch_user_profiler.py"), "12")

@@ -38,6 +38,7 @@
 extern const struct dev_backend dev_backend_cuda;
 int InitializeInjection(void);
 int InitializeInjectionNvtx2(void *);
+const char *prof_fw_nvtx_ops_begin(void);
 
 /* ---- what backend.c needs from the agent, recorded ---- */
 
@@ -68,6 +69,7 @@ static struct { int n; struct raw_dev_activity v[MAXREC]; char name[MAXREC][64];
 static struct { int n; struct raw_dev_api v[MAXREC]; char name[MAXREC][64]; } apis;
 static struct { int n; struct raw_dev_marker v[MAXREC]; char name[MAXREC][64]; } marks;
 static struct { int n; struct raw_dev_collective v[MAXREC]; } colls;
+static struct { int n; struct raw_op v[MAXREC]; char name[MAXREC][64], shapes[MAXREC][64]; } ops;
 static struct { int n; struct raw_dev_info v[MAXREC]; char uuid[MAXREC][64]; } infos;
 static uint64_t lost_total;
 
@@ -108,6 +110,16 @@ int dev_sink_marker(uint64_t ts, const struct raw_dev_marker *m, const char *nam
 	if (marks.n < MAXREC) {
 		marks.v[marks.n] = *m;
 		keep(marks.name[marks.n++], name);
+	}
+	return 0;
+}
+
+int dev_sink_op(uint64_t ts, const struct raw_op *op, const char *name, const char *shapes)
+{
+	if (ops.n < MAXREC) {
+		ops.v[ops.n] = *op;
+		keep(ops.name[ops.n], name);
+		keep(ops.shapes[ops.n++], shapes);
 	}
 	return 0;
 }
@@ -322,6 +334,9 @@ static void test_delivery(void)
 		 worker_cupti_tid, 12);
 	push_marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 5, "step", worker_cupti_tid);
 	push_marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 5, NULL, worker_cupti_tid);
+	push_marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 8, "aten::mm, seq = 3, op_id = 9, sizes = [[2, 2]]",
+		    worker_cupti_tid);
+	push_marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 8, NULL, worker_cupti_tid);
 	fk.drop(3);
 	agent.rank = 1;    /* init_process_group named it, after CUDA's set-up */
 	dev_backend_cuda.flush();
@@ -339,6 +354,11 @@ static void test_delivery(void)
 	CHECK(apis.v[0].tid == worker_tid && apis.v[0].correlation == 10);
 	CHECK(marks.n == 1 && marks.v[0].tid == worker_tid && marks.v[0].flags == RAW_MARKER_RANGE);
 	CHECK_STR(marks.name[0], "step");
+	/* torch's operator range: an operator on the same thread */
+	CHECK(ops.n == 1 && ops.v[0].tid == worker_tid && ops.v[0].seq == 3);
+	CHECK(ops.v[0].flags == RAW_OP_NVTX);
+	CHECK_STR(ops.name[0], "aten::mm");
+	CHECK_STR(ops.shapes[0], "[[2, 2]]");
 	CHECK(lost_total == 3 && lost_unlocked == 0);
 	/* mstx_domain_exclude ["default"]: the agent's filter reaches NVTX
 	 * (these markers name no domain: CUPTI's default) */
@@ -393,6 +413,20 @@ static void test_nvtx(void)
 	setenv(PROF_AGENT_DEVICE, "1", 1);
 }
 
+/* Whether operators can come as torch's NVTX ranges here, and why not. */
+static void test_nvtx_ops_begin(void)
+{
+	unsetenv("NVTX_INJECTION64_PATH");
+	CHECK_CONTAINS(prof_fw_nvtx_ops_begin(), "NVTX_INJECTION64_PATH names another tool");
+	setenv("NVTX_INJECTION64_PATH", "/opt/nsys/libToolsInjection64.so", 1);
+	CHECK_CONTAINS(prof_fw_nvtx_ops_begin(), "another tool");
+	setenv("NVTX_INJECTION64_PATH", "/usr/lib/prof/libprof_agent.so", 1);
+	CHECK(domain_filter_init(&agent.domains, "mine", NULL) == 0);
+	CHECK_CONTAINS(prof_fw_nvtx_ops_begin(), "default NVTX domain is left out");
+	domain_filter_init(&agent.domains, NULL, NULL);
+	CHECK(prof_fw_nvtx_ops_begin() == NULL);
+}
+
 static void test_stop(void)
 {
 	int c[8];
@@ -411,7 +445,9 @@ static void test_stop(void)
 	fk.counts(c);
 	CHECK(c[6] == flushes && c[1] == 1);
 	CHECK(dev_backend_cuda.start() == -EALREADY);
-	CHECK_CONTAINS(logbuf, "records: 8 written");
+	CHECK_CONTAINS(logbuf, "records: 9 written");
+	CHECK_CONTAINS(logbuf, "cuda: 1 operators from torch's NVTX ranges");
+	CHECK(prof_fw_nvtx_ops_begin() != NULL);   /* stopped */
 }
 
 /* Runs `fn` in a fresh child (the backend and CUPTI are one-shot per
@@ -496,6 +532,7 @@ static void child_hold(void)
 	CHECK(!fk.enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) &&
 	      !fk.enabled(CUPTI_ACTIVITY_KIND_RUNTIME));
 	CHECK_CONTAINS(logbuf, "CUPTI held so that torch's profiler records CPU operators only");
+	CHECK_CONTAINS(prof_fw_nvtx_ops_begin(), "CUDA is not traced in this process");
 }
 
 static void child_old(void)
@@ -518,6 +555,7 @@ int main(void)
 	test_delivery();
 	test_pause_resume();
 	test_nvtx();
+	test_nvtx_ops_begin();
 	test_stop();
 	if (getenv("PROF_TEST_VERBOSE"))
 		fputs(logbuf, stderr);

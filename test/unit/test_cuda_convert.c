@@ -388,6 +388,49 @@ static void test_markers(void)
 	cuda_conv_free(&c);
 }
 
+/* torch's NVTX ranges of operators (emit_nvtx's messages) become
+ * operator records named by the op; a program's range with the same
+ * text in another domain, or not in torch's form, stays a range. */
+static void test_torch_op_ranges(void)
+{
+	struct cuda_conv c;
+	struct cuda_out o;
+	conv_setup(&c);
+	CUpti_ActivityMarker2 s1 = marker_rec(CUPTI_ACTIVITY_FLAG_MARKER_START, 1, 100,
+		"aten::addmm, seq = 17, op_id = 40, sizes = [[8], [8, 4], [4, 8]], "
+		"input_op_ids = [(0, -1), (39, 0)]");
+	CUpti_ActivityMarker2 s2 = marker_rec(CUPTI_ACTIVITY_FLAG_MARKER_START, 2, 150,
+					      "aten::empty, op_id = 41");
+	CUpti_ActivityMarker2 s3 = marker_rec(CUPTI_ACTIVITY_FLAG_MARKER_START, 3, 160,
+					      "aten::empty, op_id = 41");
+	s3.domain = "mine";
+	CUpti_ActivityMarker2 s4 = marker_rec(CUPTI_ACTIVITY_FLAG_MARKER_START, 4, 170,
+					      "step, op_id = 7 of 9");
+	CHECK(cuda_convert(&c, &s1, &o) == CUDA_OUT_SKIP);
+	CHECK(cuda_convert(&c, &s2, &o) == CUDA_OUT_SKIP);
+	CHECK(cuda_convert(&c, &s3, &o) == CUDA_OUT_SKIP);
+	CHECK(cuda_convert(&c, &s4, &o) == CUDA_OUT_SKIP);
+	CUpti_ActivityMarker2 e = marker_rec(CUPTI_ACTIVITY_FLAG_MARKER_END, 2, 180, NULL);
+	CHECK(cuda_convert(&c, &e, &o) == CUDA_OUT_OP);
+	CHECK_STR(o.name, "aten::empty");
+	CHECK(o.domain == NULL);
+	CHECK(o.ts == 150 + OFFSET && o.u.op.end == 180 + OFFSET && o.u.op.tid == 4242);
+	CHECK(o.u.op.seq == -1 && o.u.op.flags == RAW_OP_NVTX && o.u.op.name_id == 0);
+	e.id = 3;
+	CHECK(cuda_convert(&c, &e, &o) == CUDA_OUT_MARKER);
+	CHECK_STR(o.name, "aten::empty, op_id = 41");
+	e.id = 4;
+	CHECK(cuda_convert(&c, &e, &o) == CUDA_OUT_MARKER);
+	CHECK_STR(o.name, "step, op_id = 7 of 9");
+	e.id = 1, e.timestamp = 900;
+	CHECK(cuda_convert(&c, &e, &o) == CUDA_OUT_OP);
+	CHECK_STR(o.name, "aten::addmm");
+	CHECK_STR(o.domain, "[[8], [8, 4], [4, 8]]");
+	CHECK(o.u.op.seq == 17 && o.u.op.end == 900 + OFFSET);
+	CHECK(c.open_used == 0);
+	cuda_conv_free(&c);
+}
+
 /* mstx_domain_include / _exclude on NVTX domains: a dropped domain's
  * ranges (start and end) and marks give nothing; the default domain is
  * CUPTI's NULL. */
@@ -543,6 +586,7 @@ int main(void)
 	test_event_waits_many();
 	test_memory();
 	test_markers();
+	test_torch_op_ranges();
 	test_marker_domains();
 	test_markers_many();
 	test_device();

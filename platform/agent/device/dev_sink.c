@@ -128,6 +128,18 @@ int dev_sink_marker(uint64_t start_ns, const struct raw_dev_marker *m, const cha
 	return raw_writer_emit(w, RAW_REC_DEV_MARKER, start_ns, &r, sizeof r);
 }
 
+int dev_sink_op(uint64_t start_ns, const struct raw_op *op, const char *name, const char *shapes)
+{
+	struct raw_writer *w = sink_writer();
+	if (!w)
+		return -1;
+	struct raw_op r = *op;
+	r.name_id = intern_opt(w, name, start_ns);
+	r.shapes_id = intern_opt(w, shapes, start_ns);
+	/* no FLOPs from NVTX: the short form, which readers take as 0 */
+	return raw_writer_emit(w, RAW_REC_OP, start_ns, &r, offsetof(struct raw_op, flops));
+}
+
 void dev_sink_lost(uint64_t n)
 {
 	struct raw_writer *w = n ? sink_writer() : NULL;

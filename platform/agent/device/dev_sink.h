@@ -24,6 +24,9 @@ int dev_sink_collective(uint64_t start_ns, const struct raw_dev_collective *c,
 int dev_sink_info(const struct raw_dev_info *i, const char *name, const char *uuid);
 int dev_sink_marker(uint64_t start_ns, const struct raw_dev_marker *m, const char *name,
 		    const char *domain);
+/* A framework operator read from its NVTX range (RAW_OP_NVTX); `shapes`
+ * NULL when none. */
+int dev_sink_op(uint64_t start_ns, const struct raw_op *op, const char *name, const char *shapes);
 /* Records the backend could not deliver (CUPTI's dropped count). */
 void dev_sink_lost(uint64_t n);
 

@@ -26,17 +26,23 @@ STEPS = 4
 KERNEL = "void at::native::vectorized_elementwise_kernel<4>(int, 4)"
 
 
+def dict_rows(run, name):
+    head, *rows = run.csv_rows(name)
+    return [dict(zip(head, r)) for r in rows]
+
+
 class FakeCudaTest(ProfTestCase):
     @classmethod
     def setUpClass(cls):
         if not (APP and FAKE):
             raise unittest.SkipTest("PROF_FAKE_CUDA_APP / PROF_FAKE_CUPTI not set")
 
-    def run_app(self, *flags, tx=False):
+    def run_app(self, *flags, tx=False, env=None):
         out = os.path.join(self.tmp, "out")
         proc = subprocess.run([PROF, "run", "-o", out, *flags, "--", APP, FAKE, str(STEPS)]
                               + ([TX] if tx else []),
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=120,
+                              env=dict(os.environ, **(env or {})))
         run = Run(proc, out)
         self.assertEqual(run.rc, 0, run.stderr)
         return run
@@ -146,6 +152,51 @@ class FakeCudaTest(ProfTestCase):
             self.assertEqual(len(inside), 3, (a, inside))
             self.assertAlmostEqual(float(a["dur"]), 92.0, delta=0.01)
             self.assertEqual(a["pid"], kernels[0]["pid"])
+
+    def test_torch_op_ranges(self):
+        # torch's NVTX ranges of operators (prof's operators on a GPU with
+        # PROF_OPS_NVTX, or a script's emit_nvtx) are operators: named by
+        # the op, with their shapes, nested, joined to the kernels they
+        # launched; the backward's know their forward thread by sequence
+        # number. They are not shown as NVTX ranges.
+        run = self.run_app(env={"FAKE_TORCH_OPS": "1"})
+        t = run.trace()
+        main_tid = events(t, "X", "user_annotation", "train_step")[0]["tid"]
+        self.assertEqual([e["name"] for e in events(t, "X", "user_annotation")],
+                         ["train_step"] * STEPS)
+        ops = events(t, "X", "cpu_op")
+        names = collections.Counter(e["name"] for e in ops)
+        evaluate = "autograd::engine::evaluate_function: AddmmBackward0"
+        self.assertEqual(names, {"aten::addmm": STEPS, "aten::mm": STEPS,
+                                 "AddmmBackward0": STEPS, evaluate: STEPS}, names)
+        seqs = set()
+        for e in ops:
+            a = e["args"]
+            if e["name"] == "aten::addmm":
+                self.assertEqual(e["tid"], main_tid)
+                self.assertEqual(a["Input Dims"], [[8], [4, 8], [8, 8]])
+                seqs.add(a["Sequence number"])
+            else:
+                self.assertNotEqual(e["tid"], main_tid, e)
+            if e["name"] in ("AddmmBackward0", evaluate):
+                self.assertEqual(a["Fwd thread id"], main_tid, e)
+            if e["name"] == "aten::mm":
+                self.assertNotIn("Sequence number", a)
+                self.assertNotIn("Fwd thread id", a)
+        self.assertEqual(seqs, {100 + i for i in range(STEPS)})
+        stat = {r["OP Type"]: r for r in dict_rows(run, "op_statistic.csv")
+                if r["Core Type"] == "CPU"}
+        self.assertEqual(sorted(stat), sorted(names))
+        self.assertEqual(stat["aten::addmm"]["Count"], str(STEPS))
+        self.assertEqual(stat["aten::addmm"]["Total Time(us)"], "%.3f" % (7 * STEPS))
+        # device time: addmm launched the 25 us elementwise kernel, mm the
+        # driver thread's 10 us one
+        details = collections.defaultdict(set)
+        for r in dict_rows(run, "operator_details.csv"):
+            details[r["Name"]].add((r["Input Shapes"], r["Device Total Duration(us)"]))
+        self.assertEqual(details["aten::addmm"], {("[[8], [4, 8], [8, 8]]", "25.000")})
+        self.assertEqual(details["aten::mm"], {("", "10.000")})
+        self.assertEqual(details[evaluate], {("", "10.000")})
 
     def test_injection_env(self):
         out = os.path.join(self.tmp, "env")

@@ -8,7 +8,8 @@
  * stream sync, an event recorded on one stream that another stream waits
  * for and the host synchronizes on, and noise that must not show. With
  * LIBPROF_TX each step is also a prof_tx range "fake_step" on the main
- * thread (for gpu_user_annotation). Run under `prof run` by
+ * thread (for gpu_user_annotation); with FAKE_TORCH_OPS=1 torch's NVTX
+ * ranges of operators too. Run under `prof run` by
  * e2e_fake_cuda.py, which checks the outputs.
  *   fake_cuda_app LIBCUPTI_FAKE STEPS [LIBPROF_TX]
  */
@@ -145,11 +146,54 @@ static void events_of_step(uint64_t t, uint32_t corr)
 		   CUPTI_SYNCHRONIZATION_INVALID_VALUE, t + 100 * US, 10 * US, corr + 2);
 }
 
+/* FAKE_TORCH_OPS=1: torch's NVTX ranges of operators (emit_nvtx's
+ * messages, torch 2.x) around the launches, the backward's on the driver
+ * thread as on torch's autograd thread; ids from 1000 up, none reused. */
+static int torch_ops;
+static uint32_t op_ids = 1000;
+
+static void torch_op(uint64_t start, uint64_t end, const char *msg)
+{
+	uint32_t id = op_ids++;
+	/* CUPTI copies a marker's name into its buffer; the stand-in keeps
+	 * the pointer */
+	marker(CUPTI_ACTIVITY_FLAG_MARKER_START, id, start, strdup(msg));
+	marker(CUPTI_ACTIVITY_FLAG_MARKER_END, id, end, NULL);
+}
+
+static void torch_forward(uint64_t t, int i)
+{
+	char msg[160];
+	snprintf(msg, sizeof msg, "aten::addmm, seq = %d, op_id = %u, sizes = [[8], [4, 8], [8, 8]]",
+		 100 + i, 5000 + op_ids);
+	torch_op(t + 2 * US, t + 9 * US, msg);   /* around the first cudaLaunchKernel */
+}
+
+static void torch_backward(uint64_t t, int i)
+{
+	char msg[160];
+	snprintf(msg, sizeof msg, "autograd::engine::evaluate_function: AddmmBackward0, seq = %d, "
+		 "op_id = %u", 100 + i, 5000 + op_ids);
+	torch_op(t - 3 * US, t + 7 * US, msg);
+	snprintf(msg, sizeof msg, "AddmmBackward0, seq = %d, op_id = %u", 100 + i, 5000 + op_ids);
+	torch_op(t - 2 * US, t + 6 * US, msg);
+	snprintf(msg, sizeof msg, "aten::mm, op_id = %u", 5000 + op_ids);
+	torch_op(t - US, t + 5 * US, msg);       /* around the driver's launch */
+}
+
+struct driver_arg {
+	uint64_t t;
+	int step;
+};
+
 /* The "Triton" thread: launches through the driver. */
 static void *driver_thread(void *arg)
 {
-	uint64_t t = *(uint64_t *)arg;
+	const struct driver_arg *a = arg;
+	uint64_t t = a->t;
 	uint32_t corr = (uint32_t)(t / US) | 1u;
+	if (torch_ops)
+		torch_backward(t, a->step);
 	api_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
 	api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, t, 4 * US, corr);
 	kernel("triton_poi_fused_add_0", t + 70 * US, 10 * US, corr, 9);
@@ -163,6 +207,8 @@ static void step(int i)
 	uint64_t t = now();
 	uint32_t corr = 1000 + 10 * (uint32_t)i;
 	marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 100 + (uint32_t)i, t, "train_step");
+	if (torch_ops)
+		torch_forward(t, i);
 	api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, t + US, US, 0);
 	api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
 	    t + 3 * US, 5 * US, corr);
@@ -183,7 +229,7 @@ static void step(int i)
 	events_of_step(t, corr + 7);
 	marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 100 + (uint32_t)i, t + 120 * US, NULL);
 	pthread_t th;
-	uint64_t dt = t + 20 * US;
+	struct driver_arg dt = { t + 20 * US, i };
 	pthread_create(&th, NULL, driver_thread, &dt);
 	pthread_join(th, NULL);
 	struct timespec ts = { 0, 2 * 1000 * 1000 };
@@ -217,6 +263,7 @@ int main(int argc, char **argv)
 	sym(h, "fake_cupti_drop", &drop);
 	sym(h, "cuptiGetTimestamp", &cupti_now);
 	sym(h, "fake_cupti_tid_type", &tid_type);
+	torch_ops = getenv("FAKE_TORCH_OPS") && strcmp(getenv("FAKE_TORCH_OPS"), "1") == 0;
 	if (argc > 3) {
 		/* as a program linked with it: its calls bound first to the
 		 * preloaded agent's */

@@ -36,6 +36,7 @@
 #include "agent/device/cuda/backend_parts.h"
 #include "agent/device/dev_sink.h"
 #include "agent/device/hal.h"
+#include "launcher/selfpath.h"
 #include "raw/raw_clock.h"
 
 enum cuda_state { CUDA_IDLE, CUDA_RUNNING, CUDA_STOPPED, CUDA_FAILED, CUDA_FORGOTTEN };
@@ -55,6 +56,7 @@ static struct {
 	uint64_t skip;                /* kinds left off (PROF_CUDA_SKIP_KINDS) */
 	struct cuda_conv conv;        /* under the sink lock */
 	uint64_t buffers, dropped;
+	int nvtx_ops;                 /* operators are to come as torch's NVTX ranges */
 } cuda = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* What is traced inside recording windows; DEVICE and CONTEXT records are
@@ -178,6 +180,9 @@ static uint64_t cuda_emit(const struct cuda_out *o)
 		break;
 	case CUDA_OUT_MARKER:
 		rc = dev_sink_marker(o->ts, &o->u.marker, o->name, o->domain);
+		break;
+	case CUDA_OUT_OP:
+		rc = dev_sink_op(o->ts, &o->u.op, o->name, o->domain);
 		break;
 	case CUDA_OUT_INFO:
 		rc = dev_sink_info(&o->u.info, o->name, o->domain);
@@ -501,6 +506,12 @@ static void cuda_log_totals(void)
 			  "wait_on_* args say -1); %llu CUDA events forgotten for room",
 			  (unsigned long long)s->waits_unknown,
 			  (unsigned long long)s->events_evicted);
+	if (cuda.nvtx_ops)
+		agent_log(s->torch_ops ? "cuda: %llu operators from torch's NVTX ranges" :
+			  "notice: cuda: operators were collected through torch's NVTX ranges "
+			  "(PROF_OPS_NVTX=1) and none reached prof (%llu): run without "
+			  "PROF_OPS_NVTX, and tell us the torch and CUDA versions",
+			  (unsigned long long)s->torch_ops);
 	for (unsigned i = 0; i < CUDA_OVERHEAD_SLOTS; i++)
 		if (s->overhead_ns[i])
 			agent_log("cuda: CUPTI overhead, %s: %.3f ms", cuda_overhead_name(i),
@@ -587,6 +598,39 @@ static void cuda_hold(void)
 __attribute__((visibility("default"))) int prof_fw_cupti_held(void)
 {
 	return __atomic_load_n(&cuda.subscribed, __ATOMIC_ACQUIRE);
+}
+
+/* Why torch's NVTX ranges of operators would not reach prof in this
+ * process (NULL: they would). */
+static const char *cuda_nvtx_ops_blocked(void)
+{
+	if (!cuda_running())
+		return "CUDA is not traced in this process yet (device activity off, or CUDA "
+		       "not initialised)";
+	if (cuda.skip & (1ull << ((unsigned)CUPTI_ACTIVITY_KIND_MARKER & 63)))
+		return "NVTX is not traced (msprof_tx false, or PROF_CUDA_SKIP_KINDS)";
+	if (!domain_filter_keeps(&agent.domains, NULL))
+		return "the default NVTX domain is left out (mstx_domain_include/exclude)";
+	const char *inj = getenv("NVTX_INJECTION64_PATH"), *slash = inj ? strrchr(inj, '/') : NULL;
+	if (!inj || strcmp(slash ? slash + 1 : inj, SELFPATH_AGENT_NAME) != 0)
+		return "NVTX_INJECTION64_PATH names another tool";
+	if (!cuda.api->InitializeInjectionNvtx2 || cuda.api->version == CUPTI_VERSION_13_0_0)
+		return "this CUPTI does not record NVTX";
+	return NULL;
+}
+
+/* The Python hooks are about to collect operators through torch's NVTX
+ * ranges (PROF_OPS_NVTX): NULL when this process records them (the
+ * backend then expects them, and says at exit if none came), else why
+ * not, for the hooks to say before they go the usual way. */
+__attribute__((visibility("default"))) const char *prof_fw_nvtx_ops_begin(void)
+{
+	pthread_mutex_lock(&cuda.lock);
+	const char *why = cuda_nvtx_ops_blocked();
+	if (!why)
+		cuda.nvtx_ops = 1;
+	pthread_mutex_unlock(&cuda.lock);
+	return why;
 }
 
 /* CUDA's injection entry (CUDA_INJECTION64_PATH), called once inside cuInit.

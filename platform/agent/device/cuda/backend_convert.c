@@ -8,6 +8,7 @@
 #include <cupti.h>
 
 #include "agent/device/cuda/backend_cbid.h"
+#include "common/torch_nvtx.h"
 
 /*
  * The fields read below sit at the same place in the oldest struct version
@@ -354,6 +355,25 @@ static enum cuda_out_kind cuda_marker_start(struct cuda_conv *c, const CUpti_Act
 	return CUDA_OUT_SKIP;
 }
 
+/* torch's range of an operator (its NVTX observer's, on the default
+ * domain): the op's name and sizes are cut out of the message in place
+ * (the copy is ours), so that records name the op, not the call. */
+static bool cuda_torch_op(struct cuda_conv *c, struct cuda_marker_open *r, uint64_t end,
+			  struct cuda_out *o)
+{
+	struct torch_nvtx_op t;
+	if (!torch_nvtx_op_parse(r->name, &t))
+		return false;
+	if (t.sizes_len) {
+		o->domain = r->name + t.sizes_at;
+		r->name[t.sizes_at + t.sizes_len] = '\0';
+	}
+	r->name[t.name_len] = '\0';
+	c->stats.torch_ops++;
+	o->u.op = (struct raw_op){ .end = end, .tid = r->tid, .flags = RAW_OP_NVTX, .seq = t.seq };
+	return true;
+}
+
 static enum cuda_out_kind cuda_marker_end(struct cuda_conv *c, const CUpti_ActivityMarker2 *m,
 					  uint64_t ts, struct cuda_out *o)
 {
@@ -366,7 +386,10 @@ static enum cuda_out_kind cuda_marker_end(struct cuda_conv *c, const CUpti_Activ
 	o->ts = r.ts;
 	o->name = r.name;
 	o->domain = r.domain;
-	o->u.marker = (struct raw_dev_marker){ .end = ts >= r.ts ? ts : r.ts, .tid = r.tid,
+	uint64_t end = ts >= r.ts ? ts : r.ts;
+	if (!r.domain && cuda_torch_op(c, &r, end, o))
+		return CUDA_OUT_OP;
+	o->u.marker = (struct raw_dev_marker){ .end = end, .tid = r.tid,
 					       .flags = RAW_MARKER_RANGE };
 	return CUDA_OUT_MARKER;
 }

@@ -30,6 +30,8 @@ enum cuda_out_kind {
 	CUDA_OUT_API,        /* u.api */
 	CUDA_OUT_MEMORY,     /* u.mem */
 	CUDA_OUT_MARKER,     /* u.marker: an NVTX range (start and end paired) or mark */
+	CUDA_OUT_OP,         /* u.op: torch's NVTX range of an operator (torch_nvtx.h);
+			      * `name` its name, `domain` its input sizes or NULL */
 	CUDA_OUT_INFO,       /* u.info; `domain` holds the uuid text */
 	CUDA_OUT_LOST,       /* a record CUPTI could not complete: count it lost */
 };
@@ -45,6 +47,7 @@ struct cuda_out {
 		struct raw_dev_api api;
 		struct raw_dev_memory mem;
 		struct raw_dev_marker marker;
+		struct raw_op op;
 		struct raw_dev_info info;
 	} u;
 	struct raw_dev_collective coll;
@@ -69,6 +72,7 @@ struct cuda_conv_stats {
 	uint64_t records, written, blocked, filtered, lost, other_kinds;
 	/* event syncs whose event's record was not known; events given up */
 	uint64_t waits_unknown, events_evicted;
+	uint64_t torch_ops;          /* torch's operator ranges made operators */
 	uint64_t overhead_ns[CUDA_OVERHEAD_SLOTS];   /* by cuda_overhead_slot() */
 };
 

@@ -110,6 +110,8 @@ class Agent:
                                     ctypes.c_int)
         # whether prof holds CUPTI
         self._cupti_held = _optional(lib, "prof_fw_cupti_held", [], ctypes.c_int)
+        # whether operators can come as torch's NVTX ranges (PROF_OPS_NVTX)
+        self._nvtx_begin = _optional(lib, "prof_fw_nvtx_ops_begin", [], ctypes.c_char_p)
         # this process's stream directory
         self._dir_fd = _optional(lib, "prof_fw_dir_fd", [], ctypes.c_int)
         # torch's own flush files against --storage-limit
@@ -136,6 +138,14 @@ class Agent:
         """Whether prof holds CUPTI, so that torch's profiler records no
         device activity (platform/agent/device/cuda/backend.c)."""
         return self._cupti_held is not None and self._cupti_held() != 0
+
+    def nvtx_ops_begin(self):
+        """None when torch's NVTX ranges of operators reach prof in this
+        process (the agent then expects them), else why not."""
+        if self._nvtx_begin is None:
+            return "this agent has no CUDA backend"
+        why = self._nvtx_begin()
+        return None if why is None else why.decode("utf-8", "replace")
 
     def fw_dir(self):
         """A path to this process's stream directory (raw/<pid>.<n>/), or

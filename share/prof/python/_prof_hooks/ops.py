@@ -125,6 +125,9 @@ class Collector:
         self._tids = {}          # torch thread id -> OS tid (negated torch id: unknown)
         self._other_thread_logged = False
         self.save_kineto = os.environ.get("PROF_OPS_KINETO_SAVE") == "1"
+        self.nvtx = os.environ.get("PROF_OPS_NVTX") == "1"   # see _start_nvtx
+        self.nvtx_ctx = None     # the running session is torch's NVTX observer's
+        self._nvtx_waits = 0     # starts made the usual way while CUDA was not traced yet
         self.saves = 0
         self.saved_bytes = 0
 
@@ -177,6 +180,7 @@ class Collector:
         self.running = False
         self.keep_from = None
         self.recording = False
+        self.nvtx_ctx = None   # no emit_nvtx exit here: it would synchronize CUDA in a fork child
         if threading.get_ident() == self.owner:
             aside.ours.on = True
             try:
@@ -218,7 +222,7 @@ class Collector:
         if self.running:
             ended = self.recording and (not rec or windows != self.windows)
             flush = force_flush or not want or ended or (flags & A.DETAIL) != self.detail or \
-                (rec and step_ended and self.rec_steps >= FLUSH_EVERY)
+                (rec and step_ended and self.rec_steps >= FLUSH_EVERY and not self.nvtx_ctx)
         if flush:
             # prof's own work on the program's thread, shown as such in the
             # trace (category "prof"), so that it is never taken for the model
@@ -253,6 +257,8 @@ class Collector:
             self._stop(send=True)
 
     def _start(self, detail):
+        if self.nvtx and not detail and self._start_nvtx():
+            return
         kw = {"use_cpu": True, "record_shapes": bool(detail & A.SHAPES),
               "with_stack": bool(detail & A.STACK), "profile_memory": bool(detail & A.MEMORY),
               "with_modules": bool(detail & A.MODULES), "with_flops": bool(detail & A.FLOPS),
@@ -275,11 +281,72 @@ class Collector:
         self.rec_steps = 0
         self.sync = self._clock_marks()
 
+    # --- operators as torch's NVTX ranges (PROF_OPS_NVTX) ------------------
+    def _start_nvtx(self):
+        """PROF_OPS_NVTX=1, torch 2.x on a GPU that prof traces, no details
+        asked: torch's NVTX observer (emit_nvtx) wraps each operator in an
+        NVTX range ("aten::mm, seq = 3, op_id = 9"); CUPTI records them
+        with the kernels and the agent writes them as operators
+        (platform/agent/device/cuda/backend_convert.c). Nothing is stopped,
+        converted or restarted on the program's thread: no flushes. Not a
+        CUDA process yet: the usual way, and again at the next start.
+        Experimental until a GPU has measured it (test/gpu/README)."""
+        torch = sys.modules.get("torch")
+        version = getattr(torch, "__version__", "0")
+        why = None
+        if not version[:1].isdigit() or int(version.split(".")[0]) < 2:
+            why = "torch %s's NVTX ranges name no operator ids (torch 2.0 or later does)" % version
+        if why is None:
+            why = self.agent.nvtx_ops_begin()
+        if why is not None and why.startswith("CUDA is not traced in this process yet"):
+            self._nvtx_waits += 1
+            if self._nvtx_waits == 1:
+                self.agent.log("operators: not through NVTX yet: %s" % why)
+            return False
+        ctx = None
+        if why is None:
+            ctx = self._profiler.emit_nvtx(record_shapes=False)
+            aside.ours.on = True
+            try:
+                ctx.__enter__()
+            except Exception as ex:
+                why = "torch's NVTX observer did not start (%s)" % ex
+            finally:
+                aside.ours.on = False
+        if why is not None:
+            self.nvtx = False
+            self.agent.log("notice: PROF_OPS_NVTX: %s; prof collects operators the usual way" % why)
+            return False
+        if not self.started_once:
+            self.agent.log("operators: through torch's NVTX ranges (PROF_OPS_NVTX): "
+                           "no flushes on the program's thread")
+        self.started_once = True
+        self.running = True
+        self.owner = threading.get_ident()
+        self.native = threading.get_native_id()
+        self.detail = 0
+        self.keep_from = None
+        self.rec_steps = 0
+        self.sync = None
+        self.nvtx_ctx = ctx
+        return True
+
+    def _stop_nvtx(self):
+        ctx, self.nvtx_ctx = self.nvtx_ctx, None
+        aside.ours.on = True
+        try:
+            ctx.__exit__(None, None, None)
+        except Exception as ex:
+            self.agent.log("torch's NVTX observer did not stop cleanly: %s" % ex)
+        finally:
+            aside.ours.on = False
+
     def abandon(self):
         """After a failure of ours: switch the profiler off, keep nothing,
         so that it neither grows nor blocks a profiler of the program's."""
         if self.running and threading.get_ident() == self.owner:
             self.running = False
+            self.nvtx_ctx = None
             aside.ours.on = True
             try:
                 self._disable()
@@ -305,6 +372,11 @@ class Collector:
 
     def _stop(self, send):
         self.running = False
+        if self.nvtx_ctx is not None:   # its operators are the agent's already
+            self._stop_nvtx()
+            self.keep_from = None
+            self.recording = False
+            return
         t0 = time.monotonic_ns()
         aside.ours.on = True
         try:
