@@ -89,3 +89,17 @@ bool torch_nvtx_op_parse(const char *msg, struct torch_nvtx_op *op)
 	}
 	return false;
 }
+
+bool torch_nvtx_is_annotation(const char *name)
+{
+	if (strstr(name, "::"))
+		return false;
+	const char *b = strstr(name, "Backward"), *last = NULL;
+	for (; b; b = strstr(b + 1, "Backward"))
+		last = b;
+	if (!last)
+		return true;
+	last += strlen("Backward");
+	last += strspn(last, "0123456789");
+	return *last != '\0';
+}

@@ -32,4 +32,14 @@ bool torch_nvtx_op_parse(const char *msg, struct torch_nvtx_op *op);
  * backward pass (torch's autograd engine names it so). */
 #define TORCH_BACKWARD_PREFIX "autograd::engine::evaluate_function"
 
+/* torch's record_function around a DataLoader's __next__: prof's own span
+ * of the batch covers it (one, not two). */
+#define TORCH_NEXT_PREFIX "enumerate(DataLoader)#"
+
+/* Whether a forward name read from an NVTX range, which carries no
+ * RecordScope, is a record_function annotation ("Optimizer.step#SGD.step",
+ * a program's own region) rather than an operator: torch's operators are
+ * "namespace::op", its autograd nodes "<Name>Backward[N]". */
+bool torch_nvtx_is_annotation(const char *name);
+
 #endif

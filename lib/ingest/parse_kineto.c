@@ -16,7 +16,6 @@
 /* As ops.py names them. */
 #define SYNC_NAME "prof::clock_sync"
 #define SYNC_OP "aten::empty"
-#define TORCH_NEXT "enumerate(DataLoader)#"
 
 int kineto_meta_parse(const char *text, struct kineto_meta *m, unsigned *line)
 {
@@ -178,7 +177,7 @@ static long emit_all(struct kineto_ops *ops, const struct seq_tid *fwd, size_t n
 		const struct kineto_op *o = &ops->v[i];
 		int64_t start = o->start_ns + off;
 		if (start < (int64_t)m->keep_from || strcmp(o->name, SYNC_NAME) == 0 ||
-		    strncmp(o->name, TORCH_NEXT, sizeof TORCH_NEXT - 1) == 0)
+		    strncmp(o->name, TORCH_NEXT_PREFIX, sizeof TORCH_NEXT_PREFIX - 1) == 0)
 			continue;
 		struct raw_op r = {
 			.end = (uint64_t)(start + o->dur_ns), .tid = (int32_t)o->tid,

@@ -112,6 +112,8 @@ static void op_nvtx_links(struct model_proc *p, const struct model_thread *t, st
 	if (MODEL_STARTS(o->name, TORCH_BACKWARD_PREFIX) ||
 	    (t->nops && (t->ops[t->nops - 1].flags & RAW_OP_BACKWARD)))
 		o->flags |= RAW_OP_BACKWARD;
+	else if (torch_nvtx_is_annotation(o->name))
+		o->flags |= RAW_OP_USER;
 	if (o->seq < 0)
 		return;
 	if (!p->fwd_seq && !(p->fwd_seq = calloc(MODEL_FWD_SEQ_SLOTS, sizeof *p->fwd_seq)))
@@ -131,6 +133,8 @@ void model_on_op(struct parse_model *m, struct parse_stream *s)
 	if (MODEL_STARTS(name, STEP_PREFIX))
 		return;  /* torch's own step annotation: the steps are prof's */
 	int nvtx = (ro.flags & RAW_OP_NVTX) != 0;
+	if (nvtx && MODEL_STARTS(name, TORCH_NEXT_PREFIX))
+		return;  /* the batch's span is prof's (the hooks leave it out too) */
 	struct model_thread *t = p ? model_thread_of(p, nvtx ? model_caller(p, ro.tid) : ro.tid)
 				   : NULL;
 	if (!t)

@@ -60,9 +60,22 @@ static void test_not_ops(void)
 	CHECK(!torch_nvtx_op_parse(NULL, &op));
 }
 
+static void test_annotations(void)
+{
+	CHECK(torch_nvtx_is_annotation("Optimizer.step#SGD.step"));
+	CHECK(torch_nvtx_is_annotation("my_region"));
+	CHECK(torch_nvtx_is_annotation("BackwardCompatible check"));
+	CHECK(!torch_nvtx_is_annotation("aten::mm"));
+	CHECK(!torch_nvtx_is_annotation("torch::autograd::AccumulateGrad"));
+	CHECK(!torch_nvtx_is_annotation("AddmmBackward0"));
+	CHECK(!torch_nvtx_is_annotation("CompiledFunctionBackward"));
+	CHECK(!torch_nvtx_is_annotation("autograd::engine::evaluate_function: MmBackward0"));
+}
+
 int main(void)
 {
 	test_forms();
 	test_not_ops();
+	test_annotations();
 	return unit_done();
 }

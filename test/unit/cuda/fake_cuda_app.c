@@ -167,6 +167,13 @@ static void torch_forward(uint64_t t, int i)
 	snprintf(msg, sizeof msg, "aten::addmm, seq = %d, op_id = %u, sizes = [[8], [4, 8], [8, 8]]",
 		 100 + i, 5000 + op_ids);
 	torch_op(t + 2 * US, t + 9 * US, msg);   /* around the first cudaLaunchKernel */
+	snprintf(msg, sizeof msg, "enumerate(DataLoader)#_BaseDataLoaderIter.__next__, op_id = %u",
+		 5000 + op_ids);
+	torch_op(t + 10 * US, t + 11 * US, msg);
+	snprintf(msg, sizeof msg, "Optimizer.step#SGD.step, op_id = %u", 5000 + op_ids);
+	torch_op(t + 12 * US, t + 19 * US, msg);
+	snprintf(msg, sizeof msg, "aten::add_, op_id = %u", 5000 + op_ids);
+	torch_op(t + 13 * US, t + 14 * US, msg);
 }
 
 static void torch_backward(uint64_t t, int i)
