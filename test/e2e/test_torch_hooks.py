@@ -571,7 +571,9 @@ class NvtxOps(unittest.TestCase):
         self.step(A.OPS | A.RECORDING | A.SHAPES)     # types and shapes: torch's profiler
         self.assertEqual(self.nvtx, [])
         self.assertEqual(len(self.prof.started), 1)
+        self.assertIn("carry no call stacks, shapes", self.notices()[0])
         self.step(0)
+        del self.agent.log[:]
         self.enter_fails = "Can't use NVTX profiler - PyTorch was compiled without CUDA"
         self.step(A.OPS | A.RECORDING, 2)
         self.assertEqual(len(self.prof.started), 2)

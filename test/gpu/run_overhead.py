@@ -9,6 +9,8 @@ Runs test/gpu/train.py three ways on the same machine, one after the other:
   prof            prof run -o OUT -- python3 train.py (all of it)
   prof operators saved, prof saved: the two above with PROF_OPS_KINETO_SAVE=1
                   (torch 2.x writes each operator flush itself; the parse converts)
+  prof nvtx       prof with PROF_OPS_NVTX=1 (operators through torch's NVTX
+                  observer and CUPTI: no flushes)
   torch.profiler cpu  python3 train.py --torch-profiler TRACE --torch-cpu-only
   torch.profiler  python3 train.py --torch-profiler TRACE (CPU + CUDA activity)
 and prints each one's median step time and its overhead over bare. Then it
@@ -60,7 +62,9 @@ PROF_VARIANTS = (("prof steps", ["--activities", ""], {}),
                  # torch writes each operator flush itself, the parse converts it
                  # (PROF_OPS_KINETO_SAVE: off by default until these figures say)
                  ("prof operators saved", ["--activities", "CPU"], {"PROF_OPS_KINETO_SAVE": "1"}),
-                 ("prof saved", [], {"PROF_OPS_KINETO_SAVE": "1"}))
+                 ("prof saved", [], {"PROF_OPS_KINETO_SAVE": "1"}),
+                 # operators through torch's NVTX observer: no flushes (PROF_OPS_NVTX)
+                 ("prof nvtx", [], {"PROF_OPS_NVTX": "1"}))
 # --ablate: what each CUPTI kind prof traces costs (PROF_CUDA_SKIP_KINDS, a diagnostic)
 DEV = ["--activities", "DEVICE"]
 # the kinds Kineto does not trace by default (torch.profiler's CUDA activity)
@@ -134,6 +138,27 @@ def check_saved(c, dirs):
         c.check(not left and glob.glob(os.path.join(dirs[saved], "raw", "*", "fwk*.raw")),
                 "%s: torch's flush files converted by the parse" % saved,
                 "%d left" % len(left) if left else "")
+
+
+def check_nvtx(c, dirs):
+    """PROF_OPS_NVTX's operators against prof's usual way, same script:
+    about as many (torch's NVTX observer sees the same RecordFunctions),
+    with device time, and the run made no flush."""
+    if "prof nvtx" not in dirs or "prof" not in dirs:
+        return
+    a, b = op_count(dirs["prof nvtx"]), op_count(dirs["prof"])
+    c.check(b and abs(a - b) <= 0.05 * b, "prof nvtx: operators as many as prof's",
+            "%d and %d" % (a, b))
+    text = ""
+    for p in glob.glob(os.path.join(dirs["prof nvtx"], "logs", "agent-*.log")):
+        with open(p, errors="replace") as f:
+            text += f.read()
+    came = [ln for ln in text.splitlines() if "operators from torch's NVTX ranges" in ln]
+    c.check(bool(came) and "after torch's stop took" not in text,
+            "prof nvtx: operators from NVTX, no flush", came[:1])
+    dev = [r for r in csv_rows(dirs["prof nvtx"], "operator_details.csv")
+           if float(r.get("Device Total Duration(us)") or 0) > 0]
+    c.check(bool(dev), "prof nvtx: operators with device time", len(dev))
 
 
 def load_trace(run_dir):
@@ -294,6 +319,7 @@ def main():
     check_tables(c, run_dir, args.steps)
     check_torch_trace(c, os.path.join(out, "torch-0.json"))
     check_saved(c, dirs)
+    check_nvtx(c, dirs)
     if args.max_overhead is not None:
         med, bare = table["median_step_ms"]["prof"], table["median_step_ms"]["bare"]
         c.check(100.0 * (med - bare) / bare <= args.max_overhead,

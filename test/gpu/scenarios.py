@@ -6,7 +6,8 @@ the agent's CUDA log lines, the step table).
 
   test/gpu/scenarios.py [--prof build/bin/prof] [--python python3]
                         [--out DIR] [--only loop,compile,graphs,userprof,streams,amp,
-                        inscript,saved]   (saved: the loop with PROF_OPS_KINETO_SAVE=1)
+                        inscript,saved,nvtx]   (saved: the loop with PROF_OPS_KINETO_SAVE=1;
+                        nvtx: the loop with PROF_OPS_NVTX=1)
 
 Exit status 1 when a check failed. Each scenario has its own time limit;
 one that runs out is a failure, and the others still run.
@@ -351,6 +352,36 @@ def scenario_saved(c, d, ev, res):
                                                            ops.most_common(5)))
 
 
+def scenario_nvtx(c, d, ev, res):
+    """The loop with operators through torch's NVTX observer (PROF_OPS_NVTX):
+    what the loop has, operators joined to their kernels included, and no
+    flush on the training thread."""
+    scenario_loop(c, d, ev, res)
+    text = "\n".join(logs(d).values())
+    c.check("through torch's NVTX ranges" in text, "nvtx: operators through NVTX (agent log)")
+    c.check("notice: PROF_OPS_NVTX" not in text, "nvtx: no fallback notice",
+            [ln for ln in text.splitlines() if "PROF_OPS_NVTX" in ln][:2])
+    came = [ln for ln in text.splitlines() if "operators from torch's NVTX ranges" in ln]
+    c.check(bool(came), "nvtx: the CUDA backend made operators of them", came[:2])
+    flushes = [e for e in ev if e.get("name") == "prof::operators flush"]
+    c.check(not flushes, "nvtx: no operator flush on the training thread", len(flushes))
+    leaked = [e["name"] for e in ev if e.get("cat") == "user_annotation"
+              and "op_id = " in e.get("name", "")]
+    c.check(not leaked, "nvtx: no operator range left as an NVTX range", leaked[:3])
+    ops = [e for e in ev if e.get("cat") == "cpu_op" and e.get("ph") == "X"]
+    names = collections.Counter(e["name"] for e in ops)
+    steps = res["steps"] if res else 30
+    bwd = [e for e in ops if e["name"].startswith("autograd::engine::evaluate_function")]
+    c.check(len(bwd) >= steps, "nvtx: backward nodes among the operators", len(bwd))
+    fwd = [e for e in bwd if e.get("args", {}).get("Fwd thread id")]
+    c.check(len(fwd) >= 0.9 * len(bwd), "nvtx: backward nodes know their forward thread",
+            "%d of %d" % (len(fwd), len(bwd)))
+    anns = collections.Counter(e["name"] for e in ev if e.get("cat") == "user_annotation")
+    c.check(sum(n for k, n in anns.items() if k.startswith("Optimizer.step#")) >= steps,
+            "nvtx: optimizer steps as annotations", anns.most_common(6))
+    print("  [info] nvtx: operators %d, most common %s" % (len(ops), names.most_common(8)))
+
+
 SCENARIOS = {
     "loop": (["loop", "--steps", "30"], ["--record-shapes"], 90, scenario_loop),
     "compile": (["compile", "--steps", "15"], [], 120, scenario_compile),
@@ -363,8 +394,10 @@ SCENARIOS = {
     "inscript": (["inscript", "--steps", "8"], None, 90, scenario_inscript),
     # the loop, torch writing its flushes itself (shapes included)
     "saved": (["loop", "--steps", "30"], ["--record-shapes"], 90, scenario_saved),
+    # the loop, operators through torch's NVTX observer (no details)
+    "nvtx": (["loop", "--steps", "30"], [], 90, scenario_nvtx),
 }
-SCENARIO_ENV = {"saved": {"PROF_OPS_KINETO_SAVE": "1"}}
+SCENARIO_ENV = {"saved": {"PROF_OPS_KINETO_SAVE": "1"}, "nvtx": {"PROF_OPS_NVTX": "1"}}
 
 
 def main():

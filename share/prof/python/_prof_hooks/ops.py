@@ -128,6 +128,7 @@ class Collector:
         self.nvtx = os.environ.get("PROF_OPS_NVTX") == "1"   # see _start_nvtx
         self.nvtx_ctx = None     # the running session is torch's NVTX observer's
         self._nvtx_waits = 0     # starts made the usual way while CUDA was not traced yet
+        self._nvtx_detail_said = False
         self.saves = 0
         self.saved_bytes = 0
 
@@ -257,6 +258,11 @@ class Collector:
             self._stop(send=True)
 
     def _start(self, detail):
+        if self.nvtx and detail and not self._nvtx_detail_said:
+            self._nvtx_detail_said = True
+            self.agent.log("notice: PROF_OPS_NVTX: torch's NVTX ranges carry no call stacks, "
+                           "shapes, memory, modules or FLOPs, which this run asks for; prof "
+                           "collects operators the usual way")
         if self.nvtx and not detail and self._start_nvtx():
             return
         kw = {"use_cpu": True, "record_shapes": bool(detail & A.SHAPES),
