@@ -50,7 +50,7 @@ for s in $stages; do
 		stage "fuzz: build-fuzz/, ${secs}s per harness"
 		CC=clang cmake -S . -B build-fuzz -DPROF_FUZZ=ON -DBUILD_TESTING=OFF
 		cmake --build build-fuzz -j2 --target fuzz_raw fuzz_config fuzz_archive fuzz_csv \
-			fuzz_parse fuzz_kineto
+			fuzz_parse fuzz_kineto fuzz_nvtx
 		sh test/fuzz/run.sh build-fuzz "$secs"
 		;;
 	asan)

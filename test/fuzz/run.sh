@@ -3,17 +3,17 @@
 # (test/fixtures/fuzz/<name>/; fuzz_parse's streams are raw's seeds and
 # its own); fails on any crash, leak or timeout, whose input is left in
 # BUILD_DIR/test/fuzz/artifacts/<name>/.
-#   test/fuzz/run.sh BUILD_DIR SECONDS [NAME...]   (names: raw config archive csv parse kineto)
+#   test/fuzz/run.sh BUILD_DIR SECONDS [NAME...]   (names: raw config archive csv parse kineto nvtx)
 set -u
 if [ $# -lt 2 ]; then
-	echo "usage: $0 BUILD_DIR SECONDS [raw|config|archive|csv|parse|kineto ...]" >&2
+	echo "usage: $0 BUILD_DIR SECONDS [raw|config|archive|csv|parse|kineto|nvtx ...]" >&2
 	exit 2
 fi
 build=$(cd "$1" && pwd) || exit 2
 secs=$2
 shift 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
-names=${*:-raw config archive csv parse kineto}
+names=${*:-raw config archive csv parse kineto nvtx}
 status=0
 for n in $names; do
 	bin=$build/test/fuzz/fuzz_$n

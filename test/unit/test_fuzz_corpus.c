@@ -26,6 +26,13 @@
 #define LLVMFuzzerInitialize fuzz_parse_init
 #include "fuzz/fuzz_parse.c"
 #undef LLVMFuzzerTestOneInput
+#undef LLVMFuzzerInitialize
+#define LLVMFuzzerTestOneInput fuzz_kineto_one
+#include "fuzz/fuzz_kineto.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_nvtx_one
+#include "fuzz/fuzz_nvtx.c"
+#undef LLVMFuzzerTestOneInput
 
 #include "common/fsutil.h"
 #include "unit.h"
@@ -83,5 +90,7 @@ int main(void)
 	fuzz_parse_init(NULL, NULL);
 	CHECK(replay("raw", fuzz_parse_one) >= 4);   /* its seeds, as run.sh gives them */
 	CHECK(replay("parse", fuzz_parse_one) >= 1);
+	CHECK(replay("kineto", fuzz_kineto_one) >= 1);
+	CHECK(replay("nvtx", fuzz_nvtx_one) >= 5);
 	return unit_done();
 }
