@@ -8,7 +8,9 @@ clock marks; then again part by part: the profile object, torch's
 prepare and enable, the marks), and what the alternatives would cost:
 the device-event test alone (one device_type() a event, torch 2.x with
 CUDA), and Kineto's own C++ export of the same results
-(_ProfilerResult.save(), torch 2.x).
+(_ProfilerResult.save(), torch 2.x). Then the loop's own time with torch's
+profiler recording and with torch's NVTX observer on (PROF_OPS_NVTX's way),
+against the bare loop.
 Figures in ms and in us an operator; nothing is judged.
 
     python3 test/gpu/flush_cost.py [--steps 10] [--repeat 3] [--cpu]
@@ -128,6 +130,47 @@ def start_parts(c):
     return {"  profile()": made, "  prepare": prepare, "  enable": enable, "  clock marks": marks}
 
 
+def in_loop(loop, steps, repeat, c):
+    """The loop's own time (ms, best of `repeat`) with nothing on, with
+    torch's profiler recording (prof's usual way, the flush left out), and
+    with torch's NVTX observer on (PROF_OPS_NVTX's way: under prof with
+    device activity, CUPTI records each range)."""
+    def bare():
+        loop(steps)
+
+    def profiler():
+        c._start(0)
+        t0 = time.perf_counter()
+        loop(steps)
+        took = ms(t0)
+        c.running = False
+        c._disable()
+        return took
+
+    def nvtx():
+        with torch.autograd.profiler.emit_nvtx():
+            t0 = time.perf_counter()
+            loop(steps)
+            return ms(t0)
+
+    def timed_bare():
+        t0 = time.perf_counter()
+        bare()
+        return ms(t0)
+    best = {}
+    for _ in range(repeat):
+        for name, fn in (("bare", timed_bare), ("torch's profiler", profiler),
+                         ("NVTX observer", nvtx)):
+            try:
+                v = fn()
+            except Exception as ex:   # a torch without CUDA has no NVTX observer
+                best[name] = repr(ex)[:120]
+                continue
+            if not isinstance(best.get(name, 0.0), str):
+                best[name] = min(best.get(name, v), v)
+    return best
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--steps", type=int, default=10)
@@ -172,6 +215,15 @@ def main():
         else:
             print("  %-14s   (not on this torch)" % k)
     print("  agent log: %s" % (agent.lines[-1] if agent.lines else "-"))
+    costs = in_loop(loop, args.steps, args.repeat, c)
+    print("in the loop, %d steps (best of %d), against bare, per event of a session:" % (
+        args.steps, args.repeat))
+    for k, v in costs.items():
+        if isinstance(v, str):
+            print("  %-17s (failed: %s)" % (k, v))
+        elif isinstance(costs["bare"], float):
+            print("  %-17s %8.2f ms %+7.2f us an event" % (
+                k, v, 1e3 * (v - costs["bare"]) / max(n, 1)))
     return 0
 
 
