@@ -127,7 +127,8 @@ static int mark_backward(struct kineto_ops *ops, struct seq_tid **fwd, size_t *n
 			depth = 0;
 		while (depth && end > st[depth - 1].end)
 			depth--;
-		o->backward = strncmp(o->name, TORCH_BACKWARD_PREFIX, sizeof TORCH_BACKWARD_PREFIX - 1) == 0 ||
+		o->backward = strncmp(o->name, TORCH_BACKWARD_PREFIX,
+				      sizeof TORCH_BACKWARD_PREFIX - 1) == 0 ||
 			      (depth && st[depth - 1].bwd);
 		st[depth].end = end;
 		st[depth++].bwd = o->backward;
