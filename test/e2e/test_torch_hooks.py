@@ -507,9 +507,11 @@ class NvtxOps(unittest.TestCase):
                 if test.enter_fails:
                     raise RuntimeError(test.enter_fails)
                 test.nvtx.append(("enter", self.shapes))
+                test.prof.enabled = True
 
             def __exit__(self, *exc):
                 test.nvtx.append(("exit", self.shapes))
+                test.prof.enabled = False
         self.prof.emit_nvtx = emit_nvtx
         self.agent = FakeAgent()
         self.why = None
@@ -539,6 +541,21 @@ class NvtxOps(unittest.TestCase):
         self.assertEqual(self.agent.ops, [])          # the agent has them from CUPTI
         self.assertTrue(any("through torch's NVTX ranges" in m for m in self.agent.log))
         self.assertEqual(self.notices(), [])
+
+    def test_fork_child_drops_the_observer_at_once(self):
+        # a DataLoader worker forked while it runs: switched off in the
+        # fork handler, before the child's first operator, and without
+        # emit_nvtx's exit (which would synchronize CUDA in the child)
+        self.step(A.OPS | A.RECORDING)
+        self.assertTrue(self.prof.enabled)
+        self.coll.after_fork_in_child()
+        self.assertFalse(self.prof.enabled)
+        self.assertEqual(self.prof.stops, 1)
+        self.assertEqual(self.nvtx, [("enter", False)])
+        self.coll.check_fork()                        # the child's first hook: nothing left
+        self.assertEqual(self.prof.stops, 1)
+        self.coll.at_exit()
+        self.assertEqual(self.nvtx, [("enter", False)])
 
     def test_agent_says_no_the_usual_way_and_a_notice(self):
         self.why = "NVTX is not traced (msprof_tx false, or PROF_CUDA_SKIP_KINDS)"

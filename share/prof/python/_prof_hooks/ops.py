@@ -193,7 +193,21 @@ class Collector:
         self.agent.log("dropped the operator collection inherited through fork")
 
     def after_fork_in_child(self):
-        self.forked = True  # nothing else here: the child may hold no lock we need
+        self.forked = True  # nothing else here: the child may hold no lock we need ...
+        if self.nvtx_ctx is not None and threading.get_ident() == self.owner:
+            # ... but torch's NVTX observer goes now, before the child runs an
+            # operator: its ranges would reach the parent's CUPTI, copied
+            # into a child without CUDA (a DataLoader worker). Its state and
+            # callback are this thread's own: no lock is taken.
+            self.nvtx_ctx = None
+            self.running = False
+            aside.ours.on = True
+            try:
+                self._disable()
+            except Exception:
+                pass
+            finally:
+                aside.ours.on = False
 
     def restart_for_stacks(self):
         """The loop's first batch, in a session begun earlier (when the
