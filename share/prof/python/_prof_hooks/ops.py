@@ -46,6 +46,11 @@ it while the program runs (platform/launcher/fw_ingest.c, with
 lib/ingest/parse_kineto.c, which the parse uses for what is left); the
 getters are not called here at all.
 
+Operators as torch's NVTX ranges (PROF_OPS_NVTX=1, torch 2.x on a GPU
+that prof traces, no details asked; experimental): _start_nvtx runs torch's
+NVTX observer instead of its profiler, CUPTI records its ranges and the
+agent writes them as operators; nothing is flushed on the program's thread.
+
 Memory (profile_memory): the allocator's events torch recorded in the
 window go to the agent's fwmem.raw (agent.pack_memory), in time order on
 the same clock as the operators. Their address and the allocator's totals
