@@ -496,6 +496,7 @@ static char **run_child_env(struct run_ctx *r)
 		fprintf(stderr, "prof: out of memory building the environment\n");
 		return NULL;
 	}
+	const char *ops_nvtx = getenv("PROF_OPS_NVTX");
 	struct spawn_env_opts eo = {
 		.agent_path = r->agent, .python_dir = r->pydir, .run_dir = r->rd.path,
 		.clock = r->clock == RAW_CLOCK_TSC ? "tsc" : "mono",
@@ -505,6 +506,10 @@ static char **run_child_env(struct run_ctx *r)
 		.dynamic = r->dynamic_dir != NULL,
 		.cycle_results = r->cfg.cycle_results,
 		.device = (activities & CFG_ACT_DEVICE) != 0,
+		/* operators through torch's NVTX ranges (PROF_OPS_NVTX, experimental)
+		 * need NVTX traced in a run without device activity too */
+		.nvtx_only = activities == CFG_ACT_CPU && r->cfg.msprof_tx && ops_nvtx &&
+			     strcmp(ops_nvtx, "1") == 0,
 		.tx_off = !r->cfg.msprof_tx, .ranks = ranks,
 		.mstx_include = r->cfg.mstx_domain_include,
 		.mstx_exclude = r->cfg.mstx_domain_exclude,

@@ -1,6 +1,8 @@
 /*
  * Device activity in the agent: the HAL is started when the launcher asks
- * for DEVICE activities (PROF_AGENT_DEVICE), kept in step with the
+ * for DEVICE activities (PROF_AGENT_DEVICE), or for NVTX alone in a run
+ * without them (PROF_AGENT_DEVICE_NVTX: CUDA's backend, MARKER records
+ * only, for operators as torch's NVTX ranges), kept in step with the
  * process's effective recording state, flushed at the end of each window,
  * and closed at exit. The state changes at step boundaries and API calls
  * (agent_sched.c calls agent_dev_update) and through the launcher's control
@@ -26,10 +28,14 @@ static struct {
 void agent_dev_init(void)
 {
 	const char *v = getenv(PROF_AGENT_DEVICE);
-	if (!v || strcmp(v, "1") != 0)
+	int nvtx_only = v && strcmp(v, PROF_AGENT_DEVICE_NVTX) == 0;
+	if (!nvtx_only && (!v || strcmp(v, "1") != 0))
 		return;
 	dev.enabled = 1;
-	hal_start();
+	if (nvtx_only)   /* CUDA's backend alone, when CUDA comes, for NVTX */
+		hal_start_none();
+	else
+		hal_start();
 	agent_dev_update();
 }
 

@@ -127,7 +127,7 @@ static int spawn_env_add_agent(char **env, int n, const struct spawn_env_opts *o
 		{ PROF_AGENT_FW_FLAGS, fw },
 		{ PROF_AGENT_DYNAMIC, o->dynamic ? "1" : NULL },
 		{ PROF_AGENT_CYCLES, o->cycle_results ? "1" : NULL },
-		{ PROF_AGENT_DEVICE, o->device ? "1" : NULL },
+		{ PROF_AGENT_DEVICE, o->device ? "1" : o->nvtx_only ? PROF_AGENT_DEVICE_NVTX : NULL },
 		{ PROF_AGENT_TX, o->tx_off ? "0" : NULL },
 		{ PROF_AGENT_RANKS, o->ranks },
 		{ PROF_AGENT_MSTX_INCLUDE, o->mstx_include },

@@ -35,6 +35,8 @@ struct spawn_env_opts {
 	bool dynamic;              /* record only in --dynamic windows */
 	bool cycle_results;        /* a result per schedule cycle (run/windows.h) */
 	bool device;               /* device activity (activities DEVICE) */
+	bool nvtx_only;            /* no device activity, NVTX traced all the same
+				    * (operators as torch's NVTX ranges) */
 	bool tx_off;               /* msprof_tx false: no prof_tx or NVTX marks, ranges */
 	const char *ranks;         /* is_rank: the ranks that record, "0,3" ("": none);
 				    * NULL: every process records */

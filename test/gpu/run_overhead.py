@@ -9,8 +9,9 @@ Runs test/gpu/train.py three ways on the same machine, one after the other:
   prof            prof run -o OUT -- python3 train.py (all of it)
   prof operators saved, prof saved: the two above with PROF_OPS_KINETO_SAVE=1
                   (torch 2.x writes each operator flush itself; the parse converts)
-  prof nvtx       prof with PROF_OPS_NVTX=1 (operators through torch's NVTX
-                  observer and CUPTI: no flushes)
+  prof operators nvtx, prof nvtx: "prof operators" and "prof" with
+                  PROF_OPS_NVTX=1 (operators through torch's NVTX observer and
+                  CUPTI: no flushes)
   torch.profiler cpu  python3 train.py --torch-profiler TRACE --torch-cpu-only
   torch.profiler  python3 train.py --torch-profiler TRACE (CPU + CUDA activity)
 and prints each one's median step time and its overhead over bare. Then it
@@ -64,6 +65,7 @@ PROF_VARIANTS = (("prof steps", ["--activities", ""], {}),
                  ("prof operators saved", ["--activities", "CPU"], {"PROF_OPS_KINETO_SAVE": "1"}),
                  ("prof saved", [], {"PROF_OPS_KINETO_SAVE": "1"}),
                  # operators through torch's NVTX observer: no flushes (PROF_OPS_NVTX)
+                 ("prof operators nvtx", ["--activities", "CPU"], {"PROF_OPS_NVTX": "1"}),
                  ("prof nvtx", [], {"PROF_OPS_NVTX": "1"}))
 # --ablate: what each CUPTI kind prof traces costs (PROF_CUDA_SKIP_KINDS, a diagnostic)
 DEV = ["--activities", "DEVICE"]
@@ -143,22 +145,24 @@ def check_saved(c, dirs):
 def check_nvtx(c, dirs):
     """PROF_OPS_NVTX's operators against prof's usual way, same script:
     about as many (torch's NVTX observer sees the same RecordFunctions),
-    with device time, and the run made no flush."""
-    if "prof nvtx" not in dirs or "prof" not in dirs:
-        return
-    a, b = op_count(dirs["prof nvtx"]), op_count(dirs["prof"])
-    c.check(b and abs(a - b) <= 0.05 * b, "prof nvtx: operators as many as prof's",
-            "%d and %d" % (a, b))
-    text = ""
-    for p in glob.glob(os.path.join(dirs["prof nvtx"], "logs", "agent-*.log")):
-        with open(p, errors="replace") as f:
-            text += f.read()
-    came = [ln for ln in text.splitlines() if "operators from torch's NVTX ranges" in ln]
-    c.check(bool(came) and "after torch's stop took" not in text,
-            "prof nvtx: operators from NVTX, no flush", came[:1])
-    dev = [r for r in csv_rows(dirs["prof nvtx"], "operator_details.csv")
-           if float(r.get("Device Total Duration(us)") or 0) > 0]
-    c.check(bool(dev), "prof nvtx: operators with device time", len(dev))
+    the runs made no flush, and with device activity they have device time."""
+    for nvtx, own in (("prof operators nvtx", "prof operators"), ("prof nvtx", "prof")):
+        if nvtx not in dirs or own not in dirs:
+            continue
+        a, b = op_count(dirs[nvtx]), op_count(dirs[own])
+        c.check(b and abs(a - b) <= 0.05 * b, "%s: operators as many as %s's" % (nvtx, own),
+                "%d and %d" % (a, b))
+        text = ""
+        for p in glob.glob(os.path.join(dirs[nvtx], "logs", "agent-*.log")):
+            with open(p, errors="replace") as f:
+                text += f.read()
+        came = [ln for ln in text.splitlines() if "operators from torch's NVTX ranges" in ln]
+        c.check(bool(came) and "after torch's stop took" not in text,
+                "%s: operators from NVTX, no flush" % nvtx, came[:1])
+        if nvtx == "prof nvtx":
+            dev = [r for r in csv_rows(dirs[nvtx], "operator_details.csv")
+                   if float(r.get("Device Total Duration(us)") or 0) > 0]
+            c.check(bool(dev), "%s: operators with device time" % nvtx, len(dev))
 
 
 def load_trace(run_dir):

@@ -237,6 +237,30 @@ class FakeCudaTest(ProfTestCase):
         self.assertEqual(events(t, "X", "kernel"), [])
         self.assertEqual(events(t, "X", "cuda_runtime"), [])
 
+    def test_cpu_only_nvtx_operators(self):
+        # --activities CPU with PROF_OPS_NVTX=1: CUPTI traces NVTX alone, so
+        # torch's operator ranges still reach prof; no device activity
+        run = self.run_app("--activities", "CPU",
+                           env={"PROF_OPS_NVTX": "1", "FAKE_TORCH_OPS": "1"})
+        log = self.agent_log(run)
+        self.assertIn("cuda: tracing NVTX alone (no device activity) with CUPTI", log)
+        t = run.trace()
+        self.assertEqual(events(t, "X", "kernel"), [])
+        self.assertEqual(events(t, "X", "cuda_runtime"), [])
+        self.assertEqual(events(t, "X", "gpu_memcpy"), [])
+        names = collections.Counter(e["name"] for e in events(t, "X", "cpu_op"))
+        self.assertEqual(names["aten::addmm"], STEPS, names)
+        self.assertEqual(len(events(t, "X", "user_annotation", "train_step")), STEPS)
+        # msprof_tx false: NVTX is not the run's to trace; CUPTI only held
+        cfg = os.path.join(self.tmp, "tx.json")
+        with open(cfg, "w") as f:
+            f.write('{"experimental_config": {"msprof_tx": false}}')
+        run = self.run_app("--activities", "CPU", "--config", cfg,
+                           env={"PROF_OPS_NVTX": "1", "FAKE_TORCH_OPS": "1"})
+        self.assertIn("CUPTI held so that torch's profiler records CPU operators only",
+                      self.agent_log(run))
+        self.assertEqual(events(run.trace(), "X", "cpu_op"), [])
+
     def test_window_closed(self):
         # Nothing recorded (--start-paused, no prof_start): no device records.
         run = self.run_app("--start-paused")

@@ -391,6 +391,20 @@ static void cuda_begin_tracing(void)
 	}
 }
 
+/* The backend runs: for device activity, or for NVTX alone (a run
+ * without device activity whose operators come as torch's NVTX ranges). */
+static int cuda_device_wanted(void)
+{
+	const char *d = getenv(PROF_AGENT_DEVICE);
+	return agent.active && d && (strcmp(d, "1") == 0 || strcmp(d, PROF_AGENT_DEVICE_NVTX) == 0);
+}
+
+static int cuda_nvtx_only(void)
+{
+	const char *d = getenv(PROF_AGENT_DEVICE);
+	return d && strcmp(d, PROF_AGENT_DEVICE_NVTX) == 0;
+}
+
 static int cuda_setup(void)
 {
 	if (!(cuda.api = cupti_get()))
@@ -405,6 +419,10 @@ static int cuda_setup(void)
 		return rc;
 	cuda_thread_ids();
 	cuda.skip = cuda_skip_kinds();
+	if (cuda_nvtx_only())   /* no device activity: NVTX's MARKER records alone */
+		for (size_t i = 0; i < CUDA_COUNT(cuda_traced); i++)
+			if (cuda_traced[i] != CUPTI_ACTIVITY_KIND_MARKER)
+				cuda.skip |= 1ull << ((unsigned)cuda_traced[i] & 63);
 	if (agent.tx_off)   /* msprof_tx false: NVTX marks and ranges are not traced */
 		cuda.skip |= 1ull << ((unsigned)CUPTI_ACTIVITY_KIND_MARKER & 63);
 	cuda_refresh_offset();
@@ -437,8 +455,9 @@ static int cuda_start(void)
 		rc = cuda_setup();
 		__atomic_store_n(&cuda.state, rc ? CUDA_FAILED : CUDA_RUNNING, __ATOMIC_RELEASE);
 		if (!rc)
-			agent_log("cuda: tracing with CUPTI %u (%s), threads by %s", cuda.api->version,
-				  cuda.api->path, cuda.os_tids ? "OS id" : "callbacks");
+			agent_log("cuda: tracing %swith CUPTI %u (%s), threads by %s",
+				  cuda_nvtx_only() ? "NVTX alone (no device activity) " : "",
+				  cuda.api->version, cuda.api->path, cuda.os_tids ? "OS id" : "callbacks");
 	} else if (cuda.state != CUDA_RUNNING) {
 		rc = -EALREADY;
 	}
@@ -570,12 +589,6 @@ const struct dev_backend dev_backend_cuda = {
 };
 
 /* ---- entry points ------------------------------------------------------- */
-
-static int cuda_device_wanted(void)
-{
-	const char *d = getenv(PROF_AGENT_DEVICE);
-	return agent.active && d && strcmp(d, "1") == 0;
-}
 
 /* Device activity is not recorded (--activities CPU), yet CUPTI is held
  * all the same (cuda_subscribe says why): the operators prof collects
