@@ -391,18 +391,19 @@ static void cuda_begin_tracing(void)
 	}
 }
 
-/* The backend runs: for device activity, or for NVTX alone (a run
- * without device activity whose operators come as torch's NVTX ranges). */
-static int cuda_device_wanted(void)
-{
-	const char *d = getenv(PROF_AGENT_DEVICE);
-	return agent.active && d && (strcmp(d, "1") == 0 || strcmp(d, PROF_AGENT_DEVICE_NVTX) == 0);
-}
-
+/* NVTX alone: a run without device activity whose operators come as
+ * torch's NVTX ranges. */
 static int cuda_nvtx_only(void)
 {
 	const char *d = getenv(PROF_AGENT_DEVICE);
 	return d && strcmp(d, PROF_AGENT_DEVICE_NVTX) == 0;
+}
+
+/* The backend runs: for device activity, or for NVTX alone. */
+static int cuda_device_wanted(void)
+{
+	const char *d = getenv(PROF_AGENT_DEVICE);
+	return agent.active && ((d && strcmp(d, "1") == 0) || cuda_nvtx_only());
 }
 
 static int cuda_setup(void)

@@ -188,13 +188,7 @@ class Collector:
         self.recording = False
         self.nvtx_ctx = None   # no emit_nvtx exit here: it would synchronize CUDA in a fork child
         if threading.get_ident() == self.owner:
-            aside.ours.on = True
-            try:
-                self._disable()
-            except Exception:
-                pass
-            finally:
-                aside.ours.on = False
+            self._switch_off()
         self.agent.log("dropped the operator collection inherited through fork")
 
     def after_fork_in_child(self):
@@ -204,15 +198,7 @@ class Collector:
             # operator: its ranges would reach the parent's CUPTI, copied
             # into a child without CUDA (a DataLoader worker). Its state and
             # callback are this thread's own: no lock is taken.
-            self.nvtx_ctx = None
-            self.running = False
-            aside.ours.on = True
-            try:
-                self._disable()
-            except Exception:
-                pass
-            finally:
-                aside.ours.on = False
+            self.abandon()
 
     def restart_for_stacks(self):
         """The loop's first batch, in a session begun earlier (when the
@@ -372,13 +358,18 @@ class Collector:
         if self.running and threading.get_ident() == self.owner:
             self.running = False
             self.nvtx_ctx = None
-            aside.ours.on = True
-            try:
-                self._disable()
-            except Exception:
-                pass
-            finally:
-                aside.ours.on = False
+            self._switch_off()
+
+    def _switch_off(self):
+        """torch's profiler (or NVTX observer) off on this thread, what it
+        holds dropped, a failure ignored: nothing of it is wanted."""
+        aside.ours.on = True
+        try:
+            self._disable()
+        except Exception:
+            pass
+        finally:
+            aside.ours.on = False
 
     def _clock_marks(self):
         """SYNC_CALLS tiny operators, each timed with time.monotonic_ns(),
