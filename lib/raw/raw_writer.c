@@ -422,13 +422,12 @@ static uint32_t define_string(struct raw_writer *w, const char *s, uint32_t len,
 	return id;
 }
 
-uint32_t raw_writer_intern_slow(struct raw_writer *w, const char *s, uint64_t ts)
+/* The id of s[0, len), defined the first time; its table entry in *slot
+ * (NULL when it was defined without one: table full or unmapped). */
+static uint32_t intern_text(struct raw_writer *w, const char *s, uint32_t len, uint64_t ts,
+			    const struct raw_intern_entry **slot)
 {
-	if (!s)
-		s = "";
-	size_t full = strlen(s);
-	uint32_t max = w->chunk_size / 2;
-	uint32_t len = full > max ? max : (uint32_t)full;
+	*slot = NULL;
 	uint64_t h = hash_bytes(s, len);
 	if (w->table_used * 2 >= w->table_cap && w->table_used < RAW_INTERN_MAX &&
 	    table_grow(w) != 0)
@@ -453,16 +452,29 @@ uint32_t raw_writer_intern_slow(struct raw_writer *w, const char *s, uint64_t ts
 	w->next_id++;
 	w->table[j] = (struct raw_intern_entry){ .hash = h, .copy = copy, .len = len, .id = id };
 	w->table_used++;
-found:;
-	struct raw_intern_cache *c = &w->cache[((uintptr_t)s >> 3) & (RAW_INTERN_CACHE - 1)];
+found:
+	*slot = &w->table[j];
+	return w->table[j].id;
+}
+
+uint32_t raw_writer_intern_slow(struct raw_writer *w, const char *s, uint64_t ts)
+{
+	if (!s)
+		s = "";
+	size_t full = strlen(s);
+	uint32_t max = w->chunk_size / 2;
+	uint32_t len = full > max ? max : (uint32_t)full;
+	const struct raw_intern_entry *e;
+	uint32_t id = intern_text(w, s, len, ts, &e);
 	/* A truncated string's copy differs from the caller's text, so the
 	 * fast compare would miss every time; leave it out of the cache. */
-	if (len == full) {
+	if (e && len == full) {
+		struct raw_intern_cache *c = &w->cache[((uintptr_t)s >> 3) & (RAW_INTERN_CACHE - 1)];
 		c->ptr = s;
-		c->copy = w->table[j].copy;
-		c->id = w->table[j].id;
+		c->copy = e->copy;
+		c->id = e->id;
 	}
-	return w->table[j].id;
+	return id;
 }
 
 static void unmap_private(struct raw_writer *w)
