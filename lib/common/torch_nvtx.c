@@ -103,3 +103,9 @@ bool torch_nvtx_is_annotation(const char *name)
 	last += strspn(last, "0123456789");
 	return *last != '\0';
 }
+
+bool torch_nvtx_left_out(const char *name)
+{
+	return strncmp(name, TORCH_NEXT_PREFIX, sizeof TORCH_NEXT_PREFIX - 1) == 0 ||
+	       strncmp(name, TORCH_STEP_PREFIX, sizeof TORCH_STEP_PREFIX - 1) == 0;
+}

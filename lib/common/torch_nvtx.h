@@ -35,6 +35,12 @@ bool torch_nvtx_op_parse(const char *msg, struct torch_nvtx_op *op);
 /* torch's record_function around a DataLoader's __next__: prof's own span
  * of the batch covers it (one, not two). */
 #define TORCH_NEXT_PREFIX "enumerate(DataLoader)#"
+/* torch.profiler's step annotation: the steps are prof's. */
+#define TORCH_STEP_PREFIX "ProfilerStep#"
+
+/* Whether an operator's name (or a message that starts with it) is one of
+ * those two: not made an operator. */
+bool torch_nvtx_left_out(const char *name);
 
 /* Whether a forward name read from an NVTX range, which carries no
  * RecordScope, is a record_function annotation ("Optimizer.step#SGD.step",

@@ -124,6 +124,8 @@ void model_record(struct parse_model *m, struct parse_stream *s)
 	case RAW_REC_HOST_NET:    model_on_host_net(m, s); break;
 	case RAW_REC_GC:          model_on_gc(m, s); break;
 	case RAW_REC_OP:          model_on_op(m, s); break;
+	case RAW_REC_OP_BEGIN:    model_on_op_begin(m, s); break;
+	case RAW_REC_OP_END:      model_on_op_end(m, s); break;
 	case RAW_REC_DEV_ACTIVITY: model_on_dev_activity(m, s); break;
 	case RAW_REC_DEV_API:     model_on_dev_api(m, s); break;
 	case RAW_REC_DEV_MEMORY:  model_on_dev_memory(m, s); break;

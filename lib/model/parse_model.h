@@ -139,6 +139,7 @@ struct model_op {
 	struct model_devnode *node;    /* it (or a child) launched device work */
 	uint32_t children;             /* direct children closed so far */
 	int same_child;                /* the last of them bears its name */
+	int open;                      /* begun (OP_BEGIN), its end not read yet */
 };
 
 /* A device API call waiting on its thread for what comes next. */

@@ -63,6 +63,8 @@ uint64_t model_fw_coll_bytes(const char *shapes, const char *types);
 
 /* parse_model_ops.c */
 void model_on_op(struct parse_model *m, struct parse_stream *s);
+void model_on_op_begin(struct parse_model *m, struct parse_stream *s);
+void model_on_op_end(struct parse_model *m, struct parse_stream *s);
 /* What the Python hooks mark on the thread that trains: an optimizer being
  * built (steps.py) and a batch taken from a DataLoader (data.py, Kineto's
  * name). Where the first step can begin. */

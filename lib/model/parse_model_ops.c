@@ -7,8 +7,6 @@
 #include "common/torch_nvtx.h"
 #include "outputs/trace/out_trace_op.h"
 
-#define STEP_PREFIX "ProfilerStep#"
-
 /* An op's tid <= 0 is a framework thread id, negated (0 is read as id 0,
  * not as Linux's tid 0, which no thread has and the windows use). */
 int64_t model_out_tid(const struct model_thread *t)
@@ -125,21 +123,40 @@ static void op_nvtx_links(struct model_proc *p, const struct model_thread *t, st
 		o->fwd_tid = e->tid;
 }
 
+/* Opens o on t: what ended before it closes, it goes on the stack. An
+ * open one's end is not known yet (OP_BEGIN): a collective's step time
+ * waits for its OP_END. */
+static void op_open(struct parse_model *m, struct model_proc *p, struct model_thread *t,
+		    struct model_op *o)
+{
+	t->has_ops = 1;
+	if (!o->open && o->end_ns > p->last_ns)
+		p->last_ns = o->end_ns;
+	model_api_flush(m, p, t, o->start_ns);
+	while (t->nops && t->ops[t->nops - 1].end_ns <= o->start_ns)
+		op_close(m, p, t, UINT64_MAX);
+	if (o->flags & RAW_OP_NVTX)
+		op_nvtx_links(p, t, o);
+	/* at its start, as a device task is taken: the step it starts in is
+	 * the one in progress (an op is closed only when a later one starts) */
+	if (!o->open && model_fw_is_collective(o->name))
+		model_fw_collective(m, p, o);
+	op_push(m, t, o);
+}
+
 void model_on_op(struct parse_model *m, struct parse_stream *s)
 {
 	MODEL_PAYLOAD_GROWN(s, struct raw_op, ro);
 	struct model_proc *p = s->proc;
 	const char *name = parse_stream_str(s, ro.name_id);
-	if (MODEL_STARTS(name, STEP_PREFIX))
-		return;  /* torch's own step annotation: the steps are prof's */
 	int nvtx = (ro.flags & RAW_OP_NVTX) != 0;
-	if (nvtx && MODEL_STARTS(name, TORCH_NEXT_PREFIX))
-		return;  /* the batch's span is prof's (the hooks leave it out too) */
+	if (MODEL_STARTS(name, TORCH_STEP_PREFIX) || (nvtx && torch_nvtx_left_out(name)))
+		return;  /* the steps are prof's, and so is a batch's span (the hooks
+			  * leave it out too) */
 	struct model_thread *t = p ? model_thread_of(p, nvtx ? model_caller(p, ro.tid) : ro.tid)
 				   : NULL;
 	if (!t)
 		return;
-	t->has_ops = 1;
 	struct model_op o = {
 		.start_ns = s->ns, .end_ns = op_end(s, ro.end),
 		.name = name, .shapes = model_opt_str(s, ro.shapes_id),
@@ -147,18 +164,45 @@ void model_on_op(struct parse_model *m, struct parse_stream *s)
 		.seq = ro.seq, .fwd_tid = ro.fwd_tid, .flags = ro.flags, .id = ++m->op_ids,
 		.flops = ro.flops,
 	};
-	if (o.end_ns > p->last_ns)
-		p->last_ns = o.end_ns;
-	model_api_flush(m, p, t, o.start_ns);
-	while (t->nops && t->ops[t->nops - 1].end_ns <= o.start_ns)
-		op_close(m, p, t, UINT64_MAX);
-	if (nvtx)
-		op_nvtx_links(p, t, &o);
-	/* at its start, as a device task is taken: the step it starts in is
-	 * the one in progress (an op is closed only when a later one starts) */
-	if (model_fw_is_collective(name))
-		model_fw_collective(m, p, &o);
-	op_push(m, t, &o);
+	op_open(m, p, t, &o);
+}
+
+/* An operator recorded on its thread as it ran (raw_format.h, struct
+ * raw_op_begin): open until the OP_END that balances it. */
+void model_on_op_begin(struct parse_model *m, struct parse_stream *s)
+{
+	MODEL_PAYLOAD(s, struct raw_op_begin, rb);
+	struct model_thread *t = s->thr;
+	if (!t || !s->proc)
+		return;
+	struct model_op o = {
+		.start_ns = s->ns, .end_ns = UINT64_MAX, .open = 1,
+		.name = parse_stream_str(s, rb.name_id), .shapes = model_opt_str(s, rb.shapes_id),
+		.seq = rb.seq, .flags = RAW_OP_NVTX, .id = ++m->op_ids,
+	};
+	op_open(m, s->proc, t, &o);
+}
+
+/* Ends the thread's innermost open operator, and what it holds. */
+void model_on_op_end(struct parse_model *m, struct parse_stream *s)
+{
+	struct model_thread *t = s->thr;
+	if (!t || !s->proc)
+		return;
+	size_t k = t->nops;
+	while (k > 0 && !t->ops[k - 1].open)
+		k--;
+	if (k == 0)
+		return;  /* its begin was lost */
+	struct model_op *o = &t->ops[k - 1];
+	o->open = 0;
+	if (o->end_ns > s->ns)
+		o->end_ns = s->ns;
+	model_api_flush(m, s->proc, t, s->ns);
+	if (model_fw_is_collective(o->name))
+		model_fw_collective(m, s->proc, o);
+	while (t->nops >= k)
+		op_close(m, s->proc, t, s->ns);
 }
 
 void model_ops_boundary(struct parse_model *m, struct model_proc *p, int32_t tid, uint64_t ns)
@@ -173,7 +217,9 @@ void model_ops_finish(struct parse_model *m)
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct model_proc *p = m->procs[i];
 		for (size_t j = 0; j < p->nthreads; j++)
-			while (p->threads[j]->nops)
-				op_close(m, p, p->threads[j], UINT64_MAX);
+			for (struct model_thread *t = p->threads[j]; t->nops;)
+				/* one still open: the program ended in it */
+				op_close(m, p, t, t->ops[t->nops - 1].open ? p->last_ns
+									    : UINT64_MAX);
 	}
 }

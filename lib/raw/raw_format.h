@@ -141,6 +141,8 @@ enum raw_record_type {
 	RAW_REC_HOST_NET    = 23, /* struct raw_host_net: one network interface */
 	RAW_REC_GC          = 24, /* struct raw_gc: a Python collection starts or stops */
 	RAW_REC_FW_MEMORY   = 25, /* struct raw_fw_memory: a framework allocator's event */
+	RAW_REC_OP_BEGIN    = 26, /* struct raw_op_begin: an operator starts on this thread */
+	RAW_REC_OP_END      = 27, /* no payload: the thread's innermost open operator ends */
 	RAW_REC_TYPE_MAX
 };
 
@@ -254,6 +256,19 @@ struct raw_op {
 	 * it: readers take it as 0 (raw_payload_min). */
 	uint64_t flops;
 };
+
+/* An operator recorded on its own thread as it runs (torch's NVTX range
+ * around it, taken at the NVTX call: platform/agent/device/cuda/
+ * backend_nvtx.c), in that thread's stream: begun here, ended by the
+ * OP_END that balances it, as RANGE_PUSH and RANGE_POP pair. Read as a
+ * RAW_OP_NVTX operator; an op still open when the stream ends (the
+ * program died in it) ends with its process's last record. */
+struct raw_op_begin {
+	uint32_t name_id;
+	uint32_t shapes_id;      /* 0: not recorded */
+	int64_t  seq;            /* autograd sequence number, -1 if none */
+};
+
 
 /*
  * Device activity (the agent's HAL). Every device record names its backend's

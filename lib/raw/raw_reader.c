@@ -217,6 +217,8 @@ uint32_t raw_payload_min(uint16_t type)
 	case RAW_REC_HOST_NET:    return sizeof(struct raw_host_net);
 	case RAW_REC_GC:          return sizeof(struct raw_gc);
 	case RAW_REC_FW_MEMORY:   return sizeof(struct raw_fw_memory);
+	case RAW_REC_OP_BEGIN:    return sizeof(struct raw_op_begin);
+	case RAW_REC_OP_END:      return 0;
 	default:                  return 0;
 	}
 }
@@ -388,7 +390,8 @@ static uint32_t undefined_id(const struct raw_cursor *c, const uint32_t *ids, in
 
 #define REF(type, field, i) memcpy(&ids[i], p + offsetof(type, field), 4)
 
-/* The string ids a device record refers to; returns how many. */
+/* The string ids a record of the later types (the device records and
+ * after) refers to; returns how many. */
 static int dev_string_refs(const struct raw_rec *r, uint32_t ids[4])
 {
 	const unsigned char *p = r->payload;
@@ -411,6 +414,10 @@ static int dev_string_refs(const struct raw_rec *r, uint32_t ids[4])
 	case RAW_REC_DEV_MARKER:
 		REF(struct raw_dev_marker, name_id, 0);
 		REF(struct raw_dev_marker, domain_id, 1);
+		return 2;
+	case RAW_REC_OP_BEGIN:
+		REF(struct raw_op_begin, name_id, 0);
+		REF(struct raw_op_begin, shapes_id, 1);
 		return 2;
 	default:
 		return 0;

@@ -477,6 +477,13 @@ uint32_t raw_writer_intern_slow(struct raw_writer *w, const char *s, uint64_t ts
 	return id;
 }
 
+uint32_t raw_writer_intern_len(struct raw_writer *w, const char *s, size_t len, uint64_t ts)
+{
+	uint32_t max = w->chunk_size / 2;
+	const struct raw_intern_entry *e;
+	return intern_text(w, s, len > max ? max : (uint32_t)len, ts, &e);
+}
+
 static void unmap_private(struct raw_writer *w)
 {
 	if (w->table)

@@ -203,6 +203,10 @@ static inline uint32_t raw_writer_intern(struct raw_writer *w, const char *s, ui
 	return raw_writer_intern_slow(w, s, ts);
 }
 
+/* The id of s[0, len), which need not end there (a name cut out of a
+ * longer text): no cache, a hash lookup each time. */
+uint32_t raw_writer_intern_len(struct raw_writer *w, const char *s, size_t len, uint64_t ts);
+
 /* Adds `n` to the lost count of the stream. */
 void raw_writer_lose(struct raw_writer *w, uint64_t n);
 

@@ -5,6 +5,7 @@
 #ifndef PROF_AGENT_H
 #define PROF_AGENT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "common/domain_filter.h"
 #include "raw/raw_clock.h"
@@ -141,6 +142,13 @@ static inline int agent_recording(void)
 {
 	return (agent.off == 0) & *agent.control;
 }
+
+/* Operators recorded on their thread as they run (agent_tx.c; the CUDA
+ * backend's NVTX hook): begin returns 1 when written, and then its end
+ * must be written too. */
+int agent_op_begin(const char *name, size_t name_len, const char *shapes, size_t shapes_len,
+		   int64_t seq);
+void agent_op_end(void);
 
 /* Schedule and --dynamic windows (agent_sched.c). */
 void agent_sched_init(void);

@@ -130,6 +130,19 @@ static inline int record_name(uint16_t type, const char *domain, const char *nam
 
 _Static_assert(sizeof(struct raw_mark) == sizeof(struct raw_range_push), "one layout");
 
+/* A record with no payload (an end of what the thread began): written
+ * while paused too, as its beginning was. */
+static void write_bare(uint16_t type)
+{
+	if (!agent_enter(1))
+		return;
+	struct agent_thread *t = agent_thread();
+	uint32_t size = (uint32_t)sizeof(struct raw_record);
+	if (t && begin_record(t, type, size, agent_ticks()))
+		raw_writer_commit(&t->w, size);
+	agent_leave();
+}
+
 void prof_mark(const char *message)
 {
 	record_name(RAW_REC_MARK, NULL, message);
@@ -180,13 +193,45 @@ void prof_range_pop(void)
 		return;
 	uint32_t d = --range_depth;
 	int recorded = d < 64 ? (int)(range_recorded >> d) & 1 : agent_recording();
-	if (!recorded || !agent_enter(1))
-		return;
+	if (recorded)
+		write_bare(RAW_REC_RANGE_POP);
+}
+
+/* An operator begun on this thread as it runs (torch's NVTX range, read
+ * by the CUDA backend's NVTX hook: raw_format.h, struct raw_op_begin):
+ * name and shapes are cut out of a longer message, so interned by
+ * length. Returns 1 when written: its end must then be too. */
+int agent_op_begin(const char *name, size_t name_len, const char *shapes, size_t shapes_len,
+		   int64_t seq)
+{
+	if (!agent_recording() || !agent_enter(1))
+		return 0;
+	int done = 0;
 	struct agent_thread *t = agent_thread();
-	uint32_t size = (uint32_t)sizeof(struct raw_record);
-	if (t && begin_record(t, RAW_REC_RANGE_POP, size, agent_ticks()))
-		raw_writer_commit(&t->w, size);
+	if (t) {
+		uint64_t ts = agent_ticks();
+		uint32_t id = raw_writer_intern_len(&t->w, name, name_len, ts);
+		uint32_t sid = shapes_len ? raw_writer_intern_len(&t->w, shapes, shapes_len, ts) : 0;
+		struct raw_record *r = id ? begin_record(t, RAW_REC_OP_BEGIN,
+							 REC_SIZE(struct raw_op_begin), ts) : NULL;
+		if (r) {
+			*(struct raw_op_begin *)(r + 1) = (struct raw_op_begin){ id, sid, seq };
+			raw_writer_commit(&t->w, REC_SIZE(struct raw_op_begin));
+			done = 1;
+		} else if (!id) {
+			raw_writer_lose(&t->w, 1);
+		}
+	}
 	agent_leave();
+	return done;
+}
+
+/* Its end: written while paused too (its begin was recorded). One that
+ * comes nested in prof's own work (from a signal handler) is counted
+ * lost, as any record is there. */
+void agent_op_end(void)
+{
+	write_bare(RAW_REC_OP_END);
 }
 
 static uint64_t write_range_start(const char *domain, const char *name)

@@ -48,7 +48,7 @@ for n in 10 35; do
 done
 
 date >>"$R"; echo "== overhead" >>"$R"
-timeout 300 "$PY" "$HERE/run_overhead.py" --prof "$PROF" --python "$PY" --steps 150 \
+timeout 320 "$PY" "$HERE/run_overhead.py" --prof "$PROF" --python "$PY" --steps 150 \
 	--repeat 2 --out "$WORK/over" >>"$R" 2>&1
 echo "rc=$?" >>"$R"
 # --activities CPU: operators only, no CUDA runtime call among them

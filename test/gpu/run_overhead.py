@@ -34,6 +34,7 @@ import csv
 import glob
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -66,7 +67,10 @@ PROF_VARIANTS = (("prof steps", ["--activities", ""], {}),
                  ("prof saved", [], {"PROF_OPS_KINETO_SAVE": "1"}),
                  # operators through torch's NVTX observer: no flushes (PROF_OPS_NVTX)
                  ("prof operators nvtx", ["--activities", "CPU"], {"PROF_OPS_NVTX": "1"}),
-                 ("prof nvtx", [], {"PROF_OPS_NVTX": "1"}))
+                 ("prof nvtx", [], {"PROF_OPS_NVTX": "1"}),
+                 # the same, torch's ranges left to CUPTI's MARKER records (the
+                 # way before prof's NVTX hook: PROF_NVTX_VIA_CUPTI, a diagnostic)
+                 ("prof nvtx cupti", [], {"PROF_OPS_NVTX": "1", "PROF_NVTX_VIA_CUPTI": "1"}))
 # --ablate: what each CUPTI kind prof traces costs (PROF_CUDA_SKIP_KINDS, a diagnostic)
 DEV = ["--activities", "DEVICE"]
 # the kinds Kineto does not trace by default (torch.profiler's CUDA activity)
@@ -146,7 +150,8 @@ def check_nvtx(c, dirs):
     """PROF_OPS_NVTX's operators against prof's usual way, same script:
     about as many (torch's NVTX observer sees the same RecordFunctions),
     the runs made no flush, and with device activity they have device time."""
-    for nvtx, own in (("prof operators nvtx", "prof operators"), ("prof nvtx", "prof")):
+    for nvtx, own in (("prof operators nvtx", "prof operators"), ("prof nvtx", "prof"),
+                      ("prof nvtx cupti", "prof")):
         if nvtx not in dirs or own not in dirs:
             continue
         a, b = op_count(dirs[nvtx]), op_count(dirs[own])
@@ -159,7 +164,16 @@ def check_nvtx(c, dirs):
         came = [ln for ln in text.splitlines() if "operators from torch's NVTX ranges" in ln]
         c.check(bool(came) and "after torch's stop took" not in text,
                 "%s: operators from NVTX, no flush" % nvtx, came[:1])
-        if nvtx == "prof nvtx":
+        # which way they came: at the NVTX call (the hook), or as CUPTI's records
+        way = [m.groups() for ln in came
+               for m in [re.search(r"\((\d+) at the NVTX call, (\d+) through CUPTI", ln)] if m]
+        at_call = sum(int(a) for a, _ in way)
+        via = sum(int(b) for _, b in way)
+        if nvtx.endswith("cupti"):
+            c.check(via > 0 and at_call == 0, "%s: through CUPTI alone" % nvtx, came[:1])
+        else:
+            c.check(at_call > 0 and via == 0, "%s: taken at the NVTX call" % nvtx, came[:1])
+        if nvtx in ("prof nvtx", "prof nvtx cupti"):
             dev = [r for r in csv_rows(dirs[nvtx], "operator_details.csv")
                    if float(r.get("Device Total Duration(us)") or 0) > 0]
             c.check(bool(dev), "%s: operators with device time" % nvtx, len(dev))

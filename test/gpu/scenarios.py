@@ -17,6 +17,7 @@ import collections
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -363,6 +364,13 @@ def scenario_nvtx(c, d, ev, res):
             [ln for ln in text.splitlines() if "PROF_OPS_NVTX" in ln][:2])
     came = [ln for ln in text.splitlines() if "operators from torch's NVTX ranges" in ln]
     c.check(bool(came), "nvtx: the CUDA backend made operators of them", came[:2])
+    # taken at the NVTX call (backend_nvtx.c's hook in front of the real
+    # CUPTI), none left to CUPTI
+    at_call = [int(m.group(1)) for ln in came
+               for m in [re.search(r"\((\d+) at the NVTX call", ln)] if m]
+    c.check(sum(at_call) > 0, "nvtx: operators taken at the NVTX call (the hook)", came[:2])
+    hooked = [ln for ln in text.splitlines() if "go through CUPTI" in ln]
+    c.check(not hooked, "nvtx: every NVTX instance hooked", hooked[:2])
     flushes = [e for e in ev if e.get("name") == "prof::operators flush"]
     c.check(not flushes, "nvtx: no operator flush on the training thread", len(flushes))
     leaked = [e["name"] for e in ev if e.get("cat") == "user_annotation"

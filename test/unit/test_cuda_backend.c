@@ -147,6 +147,23 @@ void dev_sink_lost(uint64_t n)
 	lost_total += n;
 }
 
+/* Operators the NVTX hook began on the calling thread (agent_tx.c's, in
+ * the agent), and how many it ended. */
+static struct { int n, ended; char name[MAXREC][64], shapes[MAXREC][64]; int64_t seq[MAXREC]; } hook;
+
+int agent_op_begin(const char *name, size_t name_len, const char *shapes, size_t shapes_len,
+		   int64_t seq)
+{
+	if (hook.n == MAXREC)
+		return 0;
+	snprintf(hook.name[hook.n], 64, "%.*s", (int)name_len, name);
+	snprintf(hook.shapes[hook.n], 64, "%.*s", (int)shapes_len, shapes);
+	hook.seq[hook.n++] = seq;
+	return 1;
+}
+
+void agent_op_end(void) { hook.ended++; }
+
 /* ---- the stand-in's controls ---- */
 
 static struct {
@@ -156,6 +173,7 @@ static struct {
 	void (*drop)(size_t);
 	int (*enabled)(CUpti_ActivityKind);
 	void *(*nvtx_arg)(void);
+	void (*nvtx_calls)(int[2]);
 	void (*counts)(int[8]);
 	int (*tid_type)(void);
 	CUptiResult (*timestamp)(uint64_t *);
@@ -184,6 +202,7 @@ static void load_fake(void)
 	sym(h, "fake_cupti_drop", &fk.drop);
 	sym(h, "fake_cupti_enabled", &fk.enabled);
 	sym(h, "fake_cupti_nvtx_arg", &fk.nvtx_arg);
+	sym(h, "fake_cupti_nvtx_calls", &fk.nvtx_calls);
 	sym(h, "fake_cupti_counts", &fk.counts);
 	sym(h, "fake_cupti_tid_type", &fk.tid_type);
 	sym(h, "cuptiGetTimestamp", &fk.timestamp);
@@ -194,6 +213,7 @@ static void load_fake(void)
 static void setup_agent(void)
 {
 	agent.active = 1;
+	agent.default_kept = 1;
 	setenv(PROF_AGENT_DEVICE, "1", 1);
 	unsetenv("FAKE_CUPTI_BUSY");
 	unsetenv("FAKE_CUPTI_VERSION");
@@ -402,15 +422,112 @@ static void test_pause_resume(void)
 	CHECK(apis.v[1].tid == 0x77 && apis.v[1].domain == RAW_API_DRIVER);   /* an OS tid */
 }
 
+/* ---- an NVTX instance, as nvtx3's headers build one into a library ---- */
+
+typedef void (*nvtx_fn)(void);
+static nvtx_fn nvtx_core[16];       /* the instance's function pointers */
+static nvtx_fn *nvtx_slots[16];     /* its table: where each one is */
+
+static int nvtx_module_table(int module, nvtx_fn ***table, unsigned *size)
+{
+	if (module != 1)
+		return 0;
+	for (int i = 0; i < 16; i++)
+		nvtx_slots[i] = &nvtx_core[i];
+	*table = nvtx_slots;
+	*size = 15;
+	return 1;
+}
+
+static const struct { size_t size; int (*f)(int, nvtx_fn ***, unsigned *); } nvtx_callbacks = {
+	sizeof nvtx_callbacks, nvtx_module_table
+};
+
+static const void *nvtx_export_table(uint32_t id)
+{
+	return id == 1 ? &nvtx_callbacks : NULL;
+}
+
+/* What a slot holds before a tool sets it: NVTX's initialising function,
+ * which would initialise (done already) and call the slot again. */
+static int nvtx_init_calls;
+static int nvtx_init_push_w(const void *msg) { nvtx_init_calls++; return 0; }
+
+static int nvtx_push_a(const char *msg) { return ((int (*)(const char *))nvtx_core[9])(msg); }
+static int nvtx_push_w(void) { return ((int (*)(const void *))nvtx_core[10])(L"w"); }
+static int nvtx_push_ex(void) { return ((int (*)(const void *))nvtx_core[8])(NULL); }
+static int nvtx_pop(void) { return ((int (*)(void))nvtx_core[11])(); }
+
+static void nvtx_calls(int *pushes, int *pops)
+{
+	int c[2];
+	fk.nvtx_calls(c);
+	*pushes = c[0];
+	*pops = c[1];
+}
+
+/* NVTX reaches CUPTI, but torch's operator ranges stop at prof's hook:
+ * operators on their own thread, begun and ended; the program's own
+ * ranges, nested in them or around them, go on to CUPTI, each pop to the
+ * push it closes. */
 static void test_nvtx(void)
 {
-	int x;
-	CHECK(InitializeInjectionNvtx2(&x) == 1);
-	CHECK(fk.nvtx_arg() == &x);
+	int pushes, pops, had = marks.n;
+	nvtx_core[10] = (nvtx_fn)nvtx_init_push_w;
+	CHECK(InitializeInjectionNvtx2((void *)nvtx_export_table) == 1);
+	CHECK(fk.nvtx_arg() == (void *)nvtx_export_table);
+	/* a slot CUPTI left: a no-op, as NVTX makes it, not its init again */
+	nvtx_push_w();
+	nvtx_pop();
+	CHECK(nvtx_init_calls == 0);
+	nvtx_push_a("forward");
+	nvtx_push_a("aten::linear, seq = 12, op_id = 40");
+	nvtx_push_a("aten::addmm, seq = 13, op_id = 41, sizes = [[8], [4, 8]]");
+	nvtx_push_ex();                      /* a library's range inside the op */
+	nvtx_pop();
+	nvtx_pop();
+	nvtx_pop();
+	nvtx_push_a("enumerate(DataLoader)#_BaseDataLoaderIter.__next__, op_id = 42");
+	nvtx_pop();
+	nvtx_pop();                          /* "forward" */
+	nvtx_pop();                          /* unbalanced: CUPTI's to answer */
+	nvtx_calls(&pushes, &pops);
+	CHECK(pushes == 2 && pops == 3);
+	CHECK(hook.n == 2 && hook.ended == 2);
+	CHECK_STR(hook.name[0], "aten::linear");
+	CHECK(hook.seq[0] == 12 && hook.shapes[0][0] == '\0');
+	CHECK_STR(hook.name[1], "aten::addmm");
+	CHECK_STR(hook.shapes[1], "[[8], [4, 8]]");
+	CHECK(hook.seq[1] == 13);
+	/* the stand-in's records of the two ranges it got */
+	dev_backend_cuda.flush();
+	CHECK(marks.n == had + 2);
+	CHECK_STR(marks.name[had], "(attributes)");
+	CHECK_STR(marks.name[had + 1], "forward");
 	unsetenv(PROF_AGENT_DEVICE);   /* device activity off: NVTX stays a no-op */
 	CHECK(InitializeInjectionNvtx2(NULL) == 0);
-	CHECK(fk.nvtx_arg() == &x);
+	CHECK(fk.nvtx_arg() == (void *)nvtx_export_table);
 	setenv(PROF_AGENT_DEVICE, "1", 1);
+}
+
+/* PROF_NVTX_VIA_CUPTI=1: every range goes to CUPTI, torch's included, and
+ * the converter makes its operators (the way before the hook). */
+static void child_nvtx_via_cupti(void)
+{
+	int pushes, pops;
+	setenv("PROF_NVTX_VIA_CUPTI", "1", 1);
+	load_fake();
+	CHECK(InitializeInjection() == 1 && start_rc == 0);
+	CHECK(InitializeInjectionNvtx2((void *)nvtx_export_table) == 1);
+	CHECK_CONTAINS(logbuf, "go through CUPTI: PROF_NVTX_VIA_CUPTI=1");
+	nvtx_push_a("aten::mm, seq = 3, op_id = 9");
+	nvtx_pop();
+	nvtx_calls(&pushes, &pops);
+	CHECK(pushes == 1 && pops == 1 && hook.n == 0);
+	dev_backend_cuda.flush();
+	CHECK(ops.n == 1);
+	CHECK_STR(ops.name[0], "aten::mm");
+	dev_backend_cuda.stop();
 }
 
 /* Whether operators can come as torch's NVTX ranges here, and why not. */
@@ -445,8 +562,9 @@ static void test_stop(void)
 	fk.counts(c);
 	CHECK(c[6] == flushes && c[1] == 1);
 	CHECK(dev_backend_cuda.start() == -EALREADY);
-	CHECK_CONTAINS(logbuf, "records: 9 written");
-	CHECK_CONTAINS(logbuf, "cuda: 1 operators from torch's NVTX ranges");
+	CHECK_CONTAINS(logbuf, "records: 11 written");   /* with the stand-in's two NVTX ranges */
+	CHECK_CONTAINS(logbuf, "cuda: 3 operators from torch's NVTX ranges (2 at the NVTX call, "
+				"1 through CUPTI)");
 	CHECK(prof_fw_nvtx_ops_begin() != NULL);   /* stopped */
 }
 
@@ -550,6 +668,7 @@ int main(void)
 	CHECK(in_child(child_old));
 	CHECK(in_child(child_pthread_ids));
 	CHECK(in_child(child_hold));
+	CHECK(in_child(child_nvtx_via_cupti));
 	load_fake();
 	test_start();
 	test_delivery();

@@ -433,6 +433,104 @@ static void test_damaged_fw(void)
 	free(run);
 }
 
+/* ---- operators begun and ended on their thread (RAW_REC_OP_BEGIN/END) ---- */
+
+static void op_begin(struct raw_writer *w, uint64_t ts, const char *name, const char *shapes,
+		     int64_t seq)
+{
+	struct raw_op_begin b = { raw_writer_intern(w, name, ts),
+				  shapes ? raw_writer_intern(w, shapes, ts) : 0, seq };
+	raw_writer_emit(w, RAW_REC_OP_BEGIN, ts, &b, sizeof b);
+}
+
+static void op_end(struct raw_writer *w, uint64_t ts)
+{
+	raw_writer_emit(w, RAW_REC_OP_END, ts, NULL, 0);
+}
+
+/* The training thread: an op and its child, an end with no begin (its
+ * begin was lost), an annotation around an op, an op a step ends, and at
+ * the last an op the program died in. */
+static void at_call_main(const char *run)
+{
+	struct raw_writer w;
+	char *d = rg_path(run, "raw/700.0");
+	CHECK(rg_open(&w, d, "t700.raw", 700, 700, RAW_STREAM_THREAD, RAW_CLOCK_MONOTONIC,
+		      "python") == 0);
+	rg_process(&w, T + 0, 700, "python train.py");
+	rg_recording(&w, T + 10, 1, RAW_CAUSE_START);
+	op_begin(&w, T + 100, "aten::linear", NULL, 7);
+	op_begin(&w, T + 150, "aten::addmm", SHAPES, -1);
+	op_end(&w, T + 300);
+	op_end(&w, T + 350);
+	op_end(&w, T + 400);
+	op_begin(&w, T + 500, "Optimizer.step#SGD.step", NULL, -1);
+	op_begin(&w, T + 550, "aten::add_", NULL, -1);
+	op_end(&w, T + 600);
+	op_end(&w, T + 700);
+	rg_step(&w, T + 1000, 1);
+	op_begin(&w, T + 1500, "aten::cross_entropy_loss", NULL, 8);   /* a step ends it */
+	rg_step(&w, T + 1800, 2);
+	op_end(&w, T + 1850);
+	op_begin(&w, T + 1900, "aten::nll_loss", NULL, 9);
+	rg_mark(&w, T + 2400, "last");
+	raw_writer_close(&w);
+	free(d);
+}
+
+/* torch's autograd thread: the backward of linear (seq 7). */
+static void at_call_backward(const char *run)
+{
+	struct raw_writer w;
+	char *d = rg_path(run, "raw/700.0");
+	CHECK(rg_open(&w, d, "t701.raw", 700, 701, RAW_STREAM_THREAD, RAW_CLOCK_MONOTONIC,
+		      "pt_autograd_0") == 0);
+	op_begin(&w, T + 800, "autograd::engine::evaluate_function: AddmmBackward0", NULL, 7);
+	op_begin(&w, T + 810, "AddmmBackward0", NULL, 7);
+	op_begin(&w, T + 820, "aten::mm", NULL, -1);
+	op_end(&w, T + 850);
+	op_end(&w, T + 880);
+	op_end(&w, T + 900);
+	raw_writer_close(&w);
+	free(d);
+}
+
+static void test_ops_at_the_call(void)
+{
+	char *run = rg_tmpdir("ops-at-call");
+	write_min_info(run);
+	at_call_main(run);
+	at_call_backward(run);
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK && p.done && p.trace);
+	CHECK(p.r.ops == 9);
+	if (p.trace) {
+		check_span(p.trace, "aten::linear", 100, 350, 700);
+		check_span(p.trace, "aten::addmm", 150, 300, 700);
+		check_span(p.trace, "Optimizer.step#SGD.step", 500, 700, 700);
+		check_span(p.trace, "aten::add_", 550, 600, 700);
+		check_span(p.trace, "aten::mm", 820, 850, 701);
+		check_span(p.trace, "AddmmBackward0", 810, 880, 701);
+		/* clamped to the step, as any op is; its end then ends nothing */
+		check_span(p.trace, "aten::cross_entropy_loss", 1500, 1800, 700);
+		/* open at the end: it ends with its process's last record */
+		check_span(p.trace, "aten::nll_loss", 1900, 2400, 700);
+		const cJSON *e = op_at(p.trace, "AddmmBackward0", 810);
+		const cJSON *a = e ? cJSON_GetObjectItem(e, "args") : NULL;
+		CHECK(a && n_of(a, "Fwd thread id") == 700 && n_of(a, "Sequence number") == 7);
+		e = op_at(p.trace, "aten::addmm", 150);
+		a = e ? cJSON_GetObjectItem(e, "args") : NULL;
+		CHECK(a && cJSON_GetObjectItem(a, "Input Dims") != NULL);
+		e = op_at(p.trace, "Optimizer.step#SGD.step", 500);   /* an annotation: by name */
+		CHECK(e && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(e, "cat")),
+				  "user_annotation") == 0);
+	}
+	CHECK_CONTAINS(p.opstat_csv, "aten::mm,CPU,1,0.030,");
+	parsed_free(&p);
+	free(run);
+}
+
 /* The operator open at a moment: innermost first; one shorter than
  * torch's clock tick (no duration) holds its start (an allocation torch
  * stamped in the same microsecond). */
@@ -458,5 +556,6 @@ int main(void)
 	test_fw_coll_bytes();
 	test_damaged_fw();
 	test_op_at();
+	test_ops_at_the_call();
 	return unit_done();
 }

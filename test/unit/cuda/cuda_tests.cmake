@@ -7,7 +7,8 @@ set(CUDA_PURE ${CUDA_SRC}/backend_convert.c ${CUDA_SRC}/backend_markers.c
   ${CUDA_SRC}/backend_nccl.c ${CUDA_SRC}/backend_cbid.c ${CUDA_SRC}/backend_cbid_table.c
   ${CUDA_SRC}/backend_search.c ${CUDA_SRC}/backend_events.c)
 set(CUDA_AGENT ${CUDA_SRC}/backend.c ${CUDA_SRC}/backend_cupti.c ${CUDA_SRC}/backend_buffers.c
-  ${CUDA_SRC}/backend_tid.c ${CUDA_SRC}/backend_window.c ${CUDA_SRC}/backend_demangle.c)
+  ${CUDA_SRC}/backend_tid.c ${CUDA_SRC}/backend_window.c ${CUDA_SRC}/backend_demangle.c
+  ${CUDA_SRC}/backend_nvtx.c)
 
 add_library(test_nvml_stub SHARED ${CMAKE_CURRENT_LIST_DIR}/stub_nvml.c)
 add_library(test_fake_cupti SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_cupti.c)
@@ -44,6 +45,20 @@ add_executable(fake_cuda_app ${CMAKE_CURRENT_LIST_DIR}/fake_cuda_app.c)
 set_target_properties(fake_cuda_app PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test/unit)
 target_include_directories(fake_cuda_app PRIVATE ${CUPTI_INCLUDE_DIR} ${CUDA_RUNTIME_INCLUDE_DIR})
 target_link_libraries(fake_cuda_app PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+# NVTX as torch 2.x has it (header only, CUDA 12+'s include/nvtx3): the
+# app's FAKE_TORCH_OPS=nvtx mode; without it the e2e test skips that mode.
+find_path(PROF_NVTX3_INCLUDE_DIR nvtx3/nvToolsExt.h HINTS ${CUDA_RUNTIME_INCLUDE_DIR})
+if(PROF_NVTX3_INCLUDE_DIR)
+  target_include_directories(fake_cuda_app PRIVATE ${PROF_NVTX3_INCLUDE_DIR})
+  target_compile_definitions(fake_cuda_app PRIVATE FAKE_HAVE_NVTX3)
+  # What a torch operator's NVTX range costs its thread (test/bench/README).
+  add_executable(bench_nvtx_cost ${PROJECT_SOURCE_DIR}/test/bench/cuda/nvtx_cost.c)
+  set_target_properties(bench_nvtx_cost PROPERTIES OUTPUT_NAME nvtx_cost
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test/bench)
+  target_include_directories(bench_nvtx_cost PRIVATE ${PROF_NVTX3_INCLUDE_DIR})
+  target_link_libraries(bench_nvtx_cost PRIVATE ${CMAKE_DL_LIBS})
+  add_dependencies(bench_nvtx_cost test_fake_cupti)
+endif()
 add_dependencies(fake_cuda_app test_fake_cupti)
 add_test(NAME e2e.test_cuda_fake COMMAND ${PROF_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/e2e_fake_cuda.py)
 set_tests_properties(e2e.test_cuda_fake PROPERTIES TIMEOUT 300

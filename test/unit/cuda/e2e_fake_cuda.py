@@ -199,6 +199,77 @@ class FakeCudaTest(ProfTestCase):
         self.assertEqual(details["aten::mm"], {("", "10.000")})
         self.assertEqual(details[evaluate], {("", "10.000")})
 
+    def nvtx_app(self, env=None):
+        run = self.run_app(env=dict({"FAKE_TORCH_OPS": "nvtx"}, **(env or {})))
+        if "built without nvtx3" in run.stderr:
+            self.skipTest("fake_cuda_app was built without nvtx3's headers")
+        self.assertNotIn("no NVTX operators", run.stderr)
+        return run
+
+    def check_nvtx_ops(self, run, died_in_op=True):
+        """What torch's operator ranges, made through NVTX by the program,
+        come out as, whichever way they reached prof."""
+        t = run.trace()
+        main_tid = events(t, "X", "user_annotation", "train_step")[0]["tid"]
+        # the program's own NVTX range is an annotation; record_function's
+        # too; the DataLoader's is prof's own span, left out
+        self.assertEqual(collections.Counter(e["name"] for e in events(t, "X", "user_annotation")),
+                         {"train_step": STEPS, "user_forward": STEPS,
+                          "Optimizer.step#SGD.step": STEPS})
+        ops = events(t, "X", "cpu_op")
+        names = collections.Counter(e["name"] for e in ops)
+        evaluate = "autograd::engine::evaluate_function: AddmmBackward0"
+        self.assertEqual(names, {"aten::addmm": STEPS, "aten::mm": STEPS, "aten::add_": STEPS,
+                                 "AddmmBackward0": STEPS, evaluate: STEPS,
+                                 **({"aten::cross_entropy_loss": 1} if died_in_op else {})},
+                         names)
+        backward_tids = set()
+        for e in ops:
+            a = e["args"]
+            forward = e["name"] in ("aten::addmm", "aten::add_", "aten::cross_entropy_loss")
+            self.assertEqual(e["tid"] == main_tid, forward, e)
+            if e["name"] == "aten::addmm":
+                self.assertEqual(a["Input Dims"], [[8], [4, 8], [8, 8]])
+            if e["name"] in ("AddmmBackward0", evaluate):
+                self.assertEqual(a["Fwd thread id"], main_tid, e)
+                backward_tids.add(e["tid"])
+        self.assertEqual(len(backward_tids), STEPS)   # a thread each step, as the app makes
+        # each launch inside its op: device time by the kernels they launched
+        details = collections.defaultdict(set)
+        for r in dict_rows(run, "operator_details.csv"):
+            details[r["Name"]].add((r["Input Shapes"], r["Device Total Duration(us)"]))
+        self.assertEqual(details["aten::addmm"], {("[[8], [4, 8], [8, 8]]", "25.000")})
+        self.assertEqual(details["aten::add_"], {("", "4.000")})
+        self.assertEqual(details["Optimizer.step#SGD.step"], {("", "4.000")})
+        self.assertEqual(details["aten::mm"], {("", "10.000")})
+        self.assertEqual(details[evaluate], {("", "10.000")})
+        if died_in_op:   # it ends with its process's last record
+            loss = [e for e in ops if e["name"] == "aten::cross_entropy_loss"][0]
+            self.assertGreaterEqual(float(loss["dur"]), 50.0, loss)
+
+    def test_torch_op_ranges_at_the_call(self):
+        # torch's NVTX ranges, as torch's observer makes them through NVTX:
+        # prof's hook takes them at the call (operators in the thread's own
+        # stream), the program's other ranges go on to CUPTI
+        run = self.nvtx_app()
+        log = self.agent_log(run)
+        self.assertIn("cuda: %d operators from torch's NVTX ranges (%d at the NVTX call, "
+                      "0 through CUPTI)" % (6 * STEPS + 1, 6 * STEPS + 1), log)
+        self.check_nvtx_ops(run)
+
+    def test_torch_op_ranges_via_cupti(self):
+        # PROF_NVTX_VIA_CUPTI=1: the same ranges all go to CUPTI, as before
+        # the hook; the same operators come out (but the one left open at
+        # exit: CUPTI never records its end)
+        run = self.run_app(env={"FAKE_TORCH_OPS": "nvtx", "PROF_NVTX_VIA_CUPTI": "1"})
+        if "built without nvtx3" in run.stderr:
+            self.skipTest("fake_cuda_app was built without nvtx3's headers")
+        log = self.agent_log(run)
+        self.assertIn("go through CUPTI: PROF_NVTX_VIA_CUPTI=1", log)
+        # (the converter counts the DataLoader's range, which the parse leaves out)
+        self.assertIn("(0 at the NVTX call, %d through CUPTI)" % (7 * STEPS), log)
+        self.check_nvtx_ops(run, died_in_op=False)
+
     def test_injection_env(self):
         out = os.path.join(self.tmp, "env")
         proc = subprocess.run([PROF, "run", "-o", out, "--no-parse", "--", "sh", "-c",

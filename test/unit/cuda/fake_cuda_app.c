@@ -9,7 +9,12 @@
  * for and the host synchronizes on, and noise that must not show. With
  * LIBPROF_TX each step is also a prof_tx range "fake_step" on the main
  * thread (for gpu_user_annotation); with FAKE_TORCH_OPS=1 torch's NVTX
- * ranges of operators too. Run under `prof run` by
+ * ranges of operators too, as CUPTI would record them. With
+ * FAKE_TORCH_OPS=nvtx the program makes those ranges itself, through NVTX
+ * (nvtx3's loader, header only, as torch 2.x has it), around CUDA calls
+ * stamped as they happen: NVTX_INJECTION64_PATH brings in prof's agent,
+ * which hands NVTX to the stand-in CUPTI and takes torch's ranges at the
+ * call; the last op is left open at exit. Run under `prof run` by
  * e2e_fake_cuda.py, which checks the outputs.
  *   fake_cuda_app LIBCUPTI_FAKE STEPS [LIBPROF_TX]
  */
@@ -23,6 +28,9 @@
 #include <unistd.h>
 
 #include <cupti.h>
+#ifdef FAKE_HAVE_NVTX3
+#include <nvtx3/nvToolsExt.h>
+#endif
 
 #define US 1000ull
 
@@ -188,6 +196,111 @@ static void torch_backward(uint64_t t, int i)
 	torch_op(t - US, t + 5 * US, msg);       /* around the driver's launch */
 }
 
+/* ---- FAKE_TORCH_OPS=nvtx: torch's ranges made through NVTX ---- */
+
+static int torch_nvtx;
+
+#ifdef FAKE_HAVE_NVTX3
+/* Waits `us` on the clock, so that what comes next starts later by more
+ * than the clocks' mapping can blur. */
+static void spin(uint64_t us)
+{
+	uint64_t end = now() + us * US;
+	while (now() < end)
+		;
+}
+
+/* An operator's range around a launch of `dur_us`'s kernel, `corr`, made
+ * through `kind` (runtime or driver) on this thread. */
+static void nvtx_op_launch(const char *msg, CUpti_ActivityKind kind, uint32_t cbid,
+			   const char *kname, uint64_t dur_us, uint32_t corr, uint32_t stream)
+{
+	nvtxRangePushA(msg);
+	spin(20);
+	uint64_t s = now();
+	spin(3);
+	uint64_t e = now();
+	api(kind, cbid, s, e - s, corr);
+	kernel(kname, e + 5 * US, dur_us * US, corr, stream);
+	spin(20);
+	nvtxRangePop();
+}
+
+static void nvtx_forward(int i)
+{
+	char msg[160];
+	uint32_t corr = 50000 + 10 * (uint32_t)i;
+	nvtxRangePushA("user_forward");   /* the program's own: CUPTI's to record */
+	snprintf(msg, sizeof msg, "aten::addmm, seq = %d, op_id = %u, sizes = [[8], [4, 8], [8, 8]]",
+		 100 + i, op_ids++);
+	nvtx_op_launch(msg, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+		       "nvtx_addmm_kernel", 25, corr, 7);
+	nvtxRangePop();
+	snprintf(msg, sizeof msg, "enumerate(DataLoader)#_BaseDataLoaderIter.__next__, op_id = %u",
+		 op_ids++);
+	nvtxRangePushA(msg);
+	spin(5);
+	nvtxRangePop();
+	snprintf(msg, sizeof msg, "Optimizer.step#SGD.step, op_id = %u", op_ids++);
+	nvtxRangePushA(msg);
+	snprintf(msg, sizeof msg, "aten::add_, op_id = %u", op_ids++);
+	nvtx_op_launch(msg, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+		       "nvtx_add_kernel", 4, corr + 1, 7);
+	nvtxRangePop();
+}
+
+/* The backward, on the autograd thread: its node's ranges and the mm
+ * that launches through the driver. */
+static void *nvtx_backward(void *arg)
+{
+	int i = *(const int *)arg;
+	char msg[160];
+	snprintf(msg, sizeof msg, "autograd::engine::evaluate_function: AddmmBackward0, seq = %d, "
+		 "op_id = %u", 100 + i, op_ids++);
+	nvtxRangePushA(msg);
+	snprintf(msg, sizeof msg, "AddmmBackward0, seq = %d, op_id = %u", 100 + i, op_ids++);
+	nvtxRangePushA(msg);
+	snprintf(msg, sizeof msg, "aten::mm, op_id = %u", op_ids++);
+	api_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
+	nvtx_op_launch(msg, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+		       "nvtx_mm_kernel", 10, 50000 + 10 * (uint32_t)i + 2, 9);
+	nvtxRangePop();
+	nvtxRangePop();
+	return NULL;
+}
+
+static void nvtx_step(int i)
+{
+	nvtx_forward(i);
+	pthread_t th;
+	pthread_create(&th, NULL, nvtx_backward, &i);
+	pthread_join(th, NULL);
+}
+
+/* Dies in an op, as a killed job does: its range never ends. */
+static void nvtx_open_at_exit(void)
+{
+	char msg[64];
+	snprintf(msg, sizeof msg, "aten::cross_entropy_loss, seq = 7, op_id = %u", op_ids++);
+	nvtxRangePushA(msg);
+	spin(50);
+}
+
+/* What ops.py does before it switches on torch's NVTX observer. */
+static void nvtx_begin(void)
+{
+	const char *(*begin)(void) = NULL;
+	sym(RTLD_DEFAULT, "prof_fw_nvtx_ops_begin", &begin);
+	const char *why = begin();
+	if (why)
+		fprintf(stderr, "fake_cuda_app: no NVTX operators: %s\n", why);
+}
+#else
+static void nvtx_step(int i) { (void)i; }
+static void nvtx_open_at_exit(void) {}
+static void nvtx_begin(void) {}
+#endif
+
 struct driver_arg {
 	uint64_t t;
 	int step;
@@ -270,7 +383,15 @@ int main(int argc, char **argv)
 	sym(h, "fake_cupti_drop", &drop);
 	sym(h, "cuptiGetTimestamp", &cupti_now);
 	sym(h, "fake_cupti_tid_type", &tid_type);
-	torch_ops = getenv("FAKE_TORCH_OPS") && strcmp(getenv("FAKE_TORCH_OPS"), "1") == 0;
+	const char *ops = getenv("FAKE_TORCH_OPS");
+	torch_ops = ops && strcmp(ops, "1") == 0;
+	torch_nvtx = ops && strcmp(ops, "nvtx") == 0;
+#ifndef FAKE_HAVE_NVTX3
+	if (torch_nvtx) {
+		fprintf(stderr, "fake_cuda_app: built without nvtx3's headers\n");
+		return 4;
+	}
+#endif
 	if (argc > 3) {
 		/* as a program linked with it: its calls bound first to the
 		 * preloaded agent's */
@@ -288,7 +409,14 @@ int main(int argc, char **argv)
 	api_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
 	device_record();
 	drop(5);   /* CUPTI lost some: the stream must say so */
-	for (int i = 0; i < atoi(argv[2]); i++)
+	if (torch_nvtx)
+		nvtx_begin();
+	for (int i = 0; i < atoi(argv[2]); i++) {
 		step(i);
+		if (torch_nvtx)
+			nvtx_step(i);
+	}
+	if (torch_nvtx)
+		nvtx_open_at_exit();
 	return 0;  /* exit: the backend's forced flush delivers the rest */
 }

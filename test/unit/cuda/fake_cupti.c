@@ -8,10 +8,16 @@
  *   FAKE_CUPTI_BUSY=1       cuptiSubscribe* fail with error 39
  *   FAKE_CUPTI_VERSION=N    cuptiGetVersion's answer (default 130001)
  *   FAKE_CUPTI_NO_TID_TYPE=1  cuptiSetThreadIdType fails (threads by pthread id)
+ * NVTX as CUPTI takes it: InitializeInjectionNvtx2 fills an NVTX
+ * instance's push and pop slots with functions that record MARKER
+ * activity, start and end, as a real CUPTI does (all but RangePushW's).
  */
+#define _GNU_SOURCE
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cupti.h>
 
@@ -33,6 +39,7 @@ static struct {
 	unsigned char queue[FAKE_QUEUE];      /* [u64 size][record] ... */
 	size_t queued;
 	void *nvtx_arg;
+	int nvtx_pushes, nvtx_pops;           /* ranges that reached "CUPTI" */
 } fake;
 
 EXPORT CUptiResult cuptiGetVersion(uint32_t *v)
@@ -193,9 +200,77 @@ EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	return CUPTI_SUCCESS;
 }
 
+/* ---- NVTX (nvtx3/nvtxDetail/nvtxTypes.h's tool interface) ---- */
+
+EXPORT void fake_cupti_push(const void *rec, size_t size);
+
+typedef void (*nvtx_fn)(void);
+struct nvtx_callbacks {
+	size_t struct_size;
+	int (*module_table)(int module, nvtx_fn ***table, unsigned *size);
+};
+
+static uint32_t nvtx_ids;
+static __thread uint32_t nvtx_open[64];
+static __thread int nvtx_depth;
+
+static uint32_t nvtx_thread(void)
+{
+	return fake.tid_type == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM ? (uint32_t)gettid()
+								    : (uint32_t)pthread_self();
+}
+
+static void nvtx_marker(uint32_t flags, uint32_t id, const char *name)
+{
+	CUpti_ActivityMarker2 m;
+	memset(&m, 0, sizeof m);
+	m.kind = CUPTI_ACTIVITY_KIND_MARKER;
+	m.flags = (CUpti_ActivityFlag)flags;
+	cuptiGetTimestamp(&m.timestamp);
+	m.id = id;
+	m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	m.objectId.pt.threadId = nvtx_thread();
+	m.name = name;   /* CUPTI copies it into its buffer; the stand-in leaks a copy */
+	fake_cupti_push(&m, sizeof m);
+}
+
+static int nvtx_push(const char *name)
+{
+	uint32_t id = __atomic_add_fetch(&nvtx_ids, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&fake.nvtx_pushes, 1, __ATOMIC_RELAXED);
+	if (nvtx_depth < 64)
+		nvtx_open[nvtx_depth] = id;
+	nvtx_marker(CUPTI_ACTIVITY_FLAG_MARKER_START, id, strdup(name));
+	return nvtx_depth++;
+}
+
+static int nvtx_push_a(const char *msg) { return nvtx_push(msg ? msg : ""); }
+static int nvtx_push_other(const void *attr) { (void)attr; return nvtx_push("(attributes)"); }
+
+static int nvtx_pop(void)
+{
+	__atomic_fetch_add(&fake.nvtx_pops, 1, __ATOMIC_RELAXED);
+	if (nvtx_depth == 0)
+		return -1;
+	int d = --nvtx_depth;
+	if (d < 64)
+		nvtx_marker(CUPTI_ACTIVITY_FLAG_MARKER_END, nvtx_open[d], NULL);
+	return d;
+}
+
 EXPORT int InitializeInjectionNvtx2(void *arg)
 {
 	fake.nvtx_arg = arg;
+	const void *(*get)(uint32_t) = (const void *(*)(uint32_t))arg;
+	const struct nvtx_callbacks *cb = get ? get(1) : NULL;
+	nvtx_fn **t = NULL;
+	unsigned n = 0;
+	if (!cb || !cb->module_table(1, &t, &n) || n < 11)
+		return 1;
+	*t[8] = (nvtx_fn)nvtx_push_other;   /* RangePushEx */
+	*t[9] = (nvtx_fn)nvtx_push_a;       /* RangePushA */
+	*t[11] = (nvtx_fn)nvtx_pop;         /* RangePop */
+	/* RangePushW left as NVTX made it: a tool sets only what it records */
 	return 1;
 }
 
@@ -232,6 +307,13 @@ EXPORT void fake_cupti_api_call(CUpti_CallbackDomain d, CUpti_CallbackId cbid)
 EXPORT void fake_cupti_drop(size_t n) { fake.dropped += n; }
 EXPORT int fake_cupti_enabled(CUpti_ActivityKind k) { return fake.enabled[k]; }
 EXPORT void *fake_cupti_nvtx_arg(void) { return fake.nvtx_arg; }
+
+/* NVTX pushes and pops that reached the stand-in. */
+EXPORT void fake_cupti_nvtx_calls(int out[2])
+{
+	out[0] = __atomic_load_n(&fake.nvtx_pushes, __ATOMIC_RELAXED);
+	out[1] = __atomic_load_n(&fake.nvtx_pops, __ATOMIC_RELAXED);
+}
 
 EXPORT int fake_cupti_tid_type(void) { return fake.tid_type; }
 

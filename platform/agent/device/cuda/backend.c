@@ -526,11 +526,15 @@ static void cuda_log_totals(void)
 			  "wait_on_* args say -1); %llu CUDA events forgotten for room",
 			  (unsigned long long)s->waits_unknown,
 			  (unsigned long long)s->events_evicted);
+	uint64_t hooked = cuda_nvtx_hook_ops();
 	if (cuda.nvtx_ops)
-		agent_log(s->torch_ops ? "cuda: %llu operators from torch's NVTX ranges" :
+		agent_log(s->torch_ops + hooked ?
+			  "cuda: %llu operators from torch's NVTX ranges (%llu at the NVTX call, "
+			  "%llu through CUPTI)" :
 			  "notice: cuda: operators were collected through torch's NVTX ranges "
-			  "(PROF_OPS_NVTX=1) and none reached prof (%llu): run without "
+			  "(PROF_OPS_NVTX=1) and none reached prof (%llu, %llu, %llu): run without "
 			  "PROF_OPS_NVTX, and tell us the torch and CUDA versions",
+			  (unsigned long long)(s->torch_ops + hooked), (unsigned long long)hooked,
 			  (unsigned long long)s->torch_ops);
 	for (unsigned i = 0; i < CUDA_OVERHEAD_SLOTS; i++)
 		if (s->overhead_ns[i])
@@ -621,8 +625,11 @@ static const char *cuda_nvtx_ops_blocked(void)
 	if (!cuda_running())
 		return "CUDA is not traced in this process yet (device activity off, or CUDA "
 		       "not initialised)";
-	if (cuda.skip & (1ull << ((unsigned)CUPTI_ACTIVITY_KIND_MARKER & 63)))
-		return "NVTX is not traced (msprof_tx false, or PROF_CUDA_SKIP_KINDS)";
+	if (agent.tx_off)
+		return "NVTX is not traced (msprof_tx false)";
+	if ((cuda.skip & (1ull << ((unsigned)CUPTI_ACTIVITY_KIND_MARKER & 63))) &&
+	    cuda_nvtx_via_cupti())
+		return "NVTX is not traced (PROF_CUDA_SKIP_KINDS)";
 	if (!domain_filter_keeps(&agent.domains, NULL))
 		return "the default NVTX domain is left out (mstx_domain_include/exclude)";
 	const char *inj = getenv("NVTX_INJECTION64_PATH"), *slash = inj ? strrchr(inj, '/') : NULL;
@@ -663,8 +670,9 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 
 /* NVTX's injection entries (NVTX_INJECTION64_PATH), once per NVTX instance
  * (each library that includes the NVTX headers has one): handed to
- * libcupti, which records NVTX as MARKER activity. 0 makes that instance's
- * NVTX calls no-ops. */
+ * libcupti, which records NVTX as MARKER activity; then, on NVTX 2 and 3,
+ * torch's operator ranges are taken before CUPTI sees them
+ * (backend_nvtx.c). 0 makes that instance's NVTX calls no-ops. */
 static int cuda_nvtx_forward(cupti_nvtx_init_fn (*pick)(const struct cupti_api *), void *arg)
 {
 	if (!cuda_device_wanted())
@@ -690,9 +698,19 @@ static cupti_nvtx_init_fn cuda_nvtx_ext(const struct cupti_api *a)
 	return a->InitializeInjectionNvtxExtension;
 }
 
-__attribute__((visibility("default"))) int InitializeInjectionNvtx2(void *get_export_table)
+static int cuda_nvtx2_forward(void *get_export_table)
 {
 	return cuda_nvtx_forward(cuda_nvtx2, get_export_table);
+}
+
+__attribute__((visibility("default"))) int InitializeInjectionNvtx2(void *get_export_table)
+{
+	const char *why;
+	int rc = cuda_nvtx_init(get_export_table, cuda_nvtx2_forward, &why);
+	static int said;
+	if (why && !said++)
+		agent_log("cuda: torch's operator ranges, if any, go through CUPTI: %s", why);
+	return rc;
 }
 
 __attribute__((visibility("default"))) int InitializeInjectionNvtx(void *get_export_table)

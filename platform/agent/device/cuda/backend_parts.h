@@ -45,4 +45,15 @@ bool cuda_window_at(uint64_t ts);             /* from the snapshot */
 const char *cuda_demangle(const char *name);
 void cuda_demangle_free(void);
 
+/* backend_nvtx.c: torch's operator ranges taken at the NVTX call, the
+ * other ranges handed on to CUPTI. cuda_nvtx_init hands an NVTX instance
+ * (InitializeInjectionNvtx2's argument) to CUPTI through `to_cupti`, then
+ * puts prof's push and pop in front of what CUPTI set; it returns
+ * to_cupti's answer, and *why is NULL or why the instance was not hooked
+ * (its ranges then all go to CUPTI). */
+int cuda_nvtx_init(void *get_export_table, int (*to_cupti)(void *), const char **why);
+int cuda_nvtx_via_cupti(void);                /* PROF_NVTX_VIA_CUPTI=1: no hook */
+int cuda_nvtx_hooked(void);                   /* an instance was hooked */
+uint64_t cuda_nvtx_hook_ops(void);            /* operators it wrote */
+
 #endif
