@@ -48,8 +48,9 @@ getters are not called here at all.
 
 Operators as torch's NVTX ranges (PROF_OPS_NVTX=1, torch 2.x on a GPU
 that prof traces, no details asked; experimental): _start_nvtx runs torch's
-NVTX observer instead of its profiler, CUPTI records its ranges and the
-agent writes them as operators; nothing is flushed on the program's thread.
+NVTX observer instead of its profiler; the agent, NVTX's tool, takes its
+ranges at the call and writes them as operators; nothing is flushed on the
+program's thread.
 
 Memory (profile_memory): the allocator's events torch recorded in the
 window go to the agent's fwmem.raw (agent.pack_memory), in time order on
@@ -296,9 +297,9 @@ class Collector:
     def _start_nvtx(self):
         """PROF_OPS_NVTX=1, torch 2.x on a GPU that prof traces, no details
         asked: torch's NVTX observer (emit_nvtx) wraps each operator in an
-        NVTX range ("aten::mm, seq = 3, op_id = 9"); CUPTI records them
-        with the kernels and the agent writes them as operators
-        (platform/agent/device/cuda/backend_convert.c). Nothing is stopped,
+        NVTX range ("aten::mm, seq = 3, op_id = 9"), which the agent takes
+        at the NVTX call and writes as an operator in its thread's stream
+        (platform/agent/device/cuda/backend_nvtx.c). Nothing is stopped,
         converted or restarted on the program's thread: no flushes. Not a
         CUDA process yet: the usual way, and again at the next start.
         Experimental until a GPU has measured it (test/gpu/README)."""
