@@ -14,7 +14,9 @@
  *
  * The median over ROUNDS batches of BATCH ranges (20 operator names in
  * turn, a new op_id each, nested two deep as an op and its child) is
- * printed per range.
+ * printed per range, beside a prof_tx push+pop pair timed the same way in
+ * the same process (tx_cost's figure), and their ratio: this machine's
+ * speed cancels out of it.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -24,6 +26,7 @@
 #include <time.h>
 
 #include <nvtx3/nvToolsExt.h>
+#include <prof/prof_tx.h>
 
 #define ROUNDS 200
 #define BATCH  1000
@@ -62,13 +65,10 @@ static void cuda_init(const char *cupti)
 		init();
 }
 
-int main(int argc, char **argv)
+/* The median time of one range, over ROUNDS batches; `torch`: torch's
+ * ranges through NVTX, else prof_tx pairs. */
+static double time_ranges(int torch)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: nvtx_cost LIBCUPTI\n");
-		return 2;
-	}
-	cuda_init(argv[1]);
 	static double samples[ROUNDS];
 	unsigned op_id = 1;
 	for (int r = 0; r < ROUNDS; r++) {
@@ -77,15 +77,35 @@ int main(int argc, char **argv)
 				 op_id / 2, op_id);
 		double t0 = now_ns();
 		for (int i = 0; i < BATCH; i += 2) {
-			nvtxRangePushA(msgs[i]);
-			nvtxRangePushA(msgs[i + 1]);
-			nvtxRangePop();
-			nvtxRangePop();
+			if (torch) {
+				nvtxRangePushA(msgs[i]);
+				nvtxRangePushA(msgs[i + 1]);
+				nvtxRangePop();
+				nvtxRangePop();
+			} else {
+				prof_range_push(names[i % 20]);
+				prof_range_push(names[(i + 1) % 20]);
+				prof_range_pop();
+				prof_range_pop();
+			}
 		}
 		samples[r] = (now_ns() - t0) / BATCH;
 	}
 	qsort(samples, ROUNDS, sizeof samples[0], cmp);
-	printf("torch op range (push+pop)  median %6.1f ns  p90 %6.1f ns  (%d ranges)\n",
-	       samples[ROUNDS / 2], samples[ROUNDS * 9 / 10], ROUNDS * BATCH);
+	return samples[ROUNDS / 2];
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: nvtx_cost LIBCUPTI\n");
+		return 2;
+	}
+	cuda_init(argv[1]);
+	double torch = time_ranges(1), tx = time_ranges(0);
+	printf("torch op range (push+pop)  median %6.1f ns  (%d ranges)\n", torch, ROUNDS * BATCH);
+	printf("prof_tx push+pop pair      median %6.1f ns\n", tx);
+	if (tx > 1.0)
+		printf("torch op range / prof_tx pair: %.2f\n", torch / tx);
 	return 0;
 }

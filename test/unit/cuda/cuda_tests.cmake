@@ -56,7 +56,7 @@ if(PROF_NVTX3_INCLUDE_DIR)
   set_target_properties(bench_nvtx_cost PROPERTIES OUTPUT_NAME nvtx_cost
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test/bench)
   target_include_directories(bench_nvtx_cost PRIVATE ${PROF_NVTX3_INCLUDE_DIR})
-  target_link_libraries(bench_nvtx_cost PRIVATE ${CMAKE_DL_LIBS})
+  target_link_libraries(bench_nvtx_cost PRIVATE prof_tx ${CMAKE_DL_LIBS})
   add_dependencies(bench_nvtx_cost test_fake_cupti)
 endif()
 add_dependencies(fake_cuda_app test_fake_cupti)
