@@ -269,7 +269,6 @@ struct raw_op_begin {
 	int64_t  seq;            /* autograd sequence number, -1 if none */
 };
 
-
 /*
  * Device activity (the agent's HAL). Every device record names its backend's
  * device family in `vendor` (enum raw_dev_vendor), so outputs say CUDA or

@@ -57,12 +57,16 @@ static inline void *begin_record(struct agent_thread *t, uint16_t type, uint32_t
 /* The id of a record's name; 0 when its definition did not fit (the
  * stream stopped), and then the record is counted lost: one naming id 0
  * would read as damage. */
-static inline uint32_t name_id(struct agent_thread *t, const char *name, uint64_t ts)
+static inline uint32_t id_counted(struct agent_thread *t, uint32_t id)
 {
-	uint32_t id = raw_writer_intern(&t->w, name, ts);
 	if (__builtin_expect(id == 0, 0))
 		raw_writer_lose(&t->w, 1);
 	return id;
+}
+
+static inline uint32_t name_id(struct agent_thread *t, const char *name, uint64_t ts)
+{
+	return id_counted(t, raw_writer_intern(&t->w, name, ts));
 }
 
 /* Which domain a record goes to: its string id (0: the default domain,
@@ -210,7 +214,7 @@ int agent_op_begin(const char *name, size_t name_len, const char *shapes, size_t
 	struct agent_thread *t = agent_thread();
 	if (t) {
 		uint64_t ts = agent_ticks();
-		uint32_t id = raw_writer_intern_len(&t->w, name, name_len, ts);
+		uint32_t id = id_counted(t, raw_writer_intern_len(&t->w, name, name_len, ts));
 		uint32_t sid = shapes_len ? raw_writer_intern_len(&t->w, shapes, shapes_len, ts) : 0;
 		struct raw_record *r = id ? begin_record(t, RAW_REC_OP_BEGIN,
 							 REC_SIZE(struct raw_op_begin), ts) : NULL;
@@ -218,8 +222,6 @@ int agent_op_begin(const char *name, size_t name_len, const char *shapes, size_t
 			*(struct raw_op_begin *)(r + 1) = (struct raw_op_begin){ id, sid, seq };
 			raw_writer_commit(&t->w, REC_SIZE(struct raw_op_begin));
 			done = 1;
-		} else if (!id) {
-			raw_writer_lose(&t->w, 1);
 		}
 	}
 	agent_leave();

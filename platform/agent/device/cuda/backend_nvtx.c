@@ -26,6 +26,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,7 +54,7 @@ typedef int (*nvtx_pop_fn)(void);
  * initialisation, which every NVTX call waits for. */
 static struct {
 	pthread_mutex_t lock;
-	int hooked;
+	int hooked;                   /* the first instance's functions are kept */
 	nvtx_push_a_fn push_a;
 	nvtx_push_fn push_ex, push_w;
 	nvtx_pop_fn pop;
@@ -125,8 +126,8 @@ static int nvtx_pop(void)
 	return nvtx.pop ? nvtx.pop() : (int)d;
 }
 
-/* The instance's slots of the four functions, NULL when it has none. */
-static nvtx_fn **nvtx_core_slots(void *get_export_table, nvtx_fn *slots[4])
+/* The instance's slots of the four functions; false when it has none. */
+static bool nvtx_core_slots(void *get_export_table, nvtx_fn *slots[4])
 {
 	nvtx_export_table_fn get = (nvtx_export_table_fn)get_export_table;
 	const struct nvtx_callbacks *cb = get ? get(NVTX_ETID_CALLBACKS) : NULL;
@@ -134,12 +135,12 @@ static nvtx_fn **nvtx_core_slots(void *get_export_table, nvtx_fn *slots[4])
 	unsigned size = 0;
 	if (!cb || cb->struct_size < sizeof *cb || !cb->module_table ||
 	    !cb->module_table(NVTX_CB_MODULE_CORE, &table, &size) || !table || size < NVTX_POP)
-		return NULL;
+		return false;
 	static const int ids[4] = { NVTX_PUSH_EX, NVTX_PUSH_A, NVTX_PUSH_W, NVTX_POP };
 	for (int i = 0; i < 4; i++)
 		if (!(slots[i] = table[ids[i]]))
-			return NULL;
-	return table;
+			return false;
+	return true;
 }
 
 /* What CUPTI put in an instance's slots, kept from the first instance (a
@@ -159,7 +160,7 @@ static int nvtx_keep_next(nvtx_fn *slots[4], const nvtx_fn before[4])
 	nvtx.push_a = (nvtx_push_a_fn)set[1];
 	nvtx.push_w = (nvtx_push_fn)set[2];
 	nvtx.pop = (nvtx_pop_fn)set[3];
-	__atomic_store_n(&nvtx.hooked, 1, __ATOMIC_RELEASE);
+	nvtx.hooked = 1;
 	return 0;
 }
 
@@ -187,7 +188,7 @@ static const char *nvtx_hook(nvtx_fn *slots[4], const nvtx_fn before[4])
 int cuda_nvtx_init(void *get_export_table, int (*to_cupti)(void *), const char **why)
 {
 	nvtx_fn *slots[4], before[4];
-	int found = nvtx_core_slots(get_export_table, slots) != NULL;
+	bool found = nvtx_core_slots(get_export_table, slots);
 	for (int i = 0; found && i < 4; i++)
 		before[i] = *slots[i];
 	int rc = to_cupti(get_export_table);
@@ -201,11 +202,6 @@ int cuda_nvtx_init(void *get_export_table, int (*to_cupti)(void *), const char *
 	else
 		*why = nvtx_hook(slots, before);
 	return rc;
-}
-
-int cuda_nvtx_hooked(void)
-{
-	return __atomic_load_n(&nvtx.hooked, __ATOMIC_ACQUIRE);
 }
 
 uint64_t cuda_nvtx_hook_ops(void)

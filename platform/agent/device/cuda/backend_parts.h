@@ -53,7 +53,6 @@ void cuda_demangle_free(void);
  * (its ranges then all go to CUPTI). */
 int cuda_nvtx_init(void *get_export_table, int (*to_cupti)(void *), const char **why);
 int cuda_nvtx_via_cupti(void);                /* PROF_NVTX_VIA_CUPTI=1: no hook */
-int cuda_nvtx_hooked(void);                   /* an instance was hooked */
 uint64_t cuda_nvtx_hook_ops(void);            /* operators it wrote */
 
 #endif
