@@ -412,6 +412,115 @@ static int emit_steps(struct ctx *c, const char *key)
 	return 0;
 }
 
+static const struct field mem_alloc_fields[] = {
+	{ "Name", "name", F_STR, 0 },
+	{ "Device", "device", F_STR, 8 },
+	{ "Size(KB)", "size_kb", F_NUM, 12 },
+	{ "Allocated at", "allocation_time", F_TIME, 16 },
+	{ "Held", "duration", F_TIME, 12 },
+};
+
+static void memory_devices_part(struct ctx *c, const struct stats_memory *m)
+{
+	const struct field df[] = {
+		{ "Component", "component", F_STR, 10 },
+		{ "Device", "device", F_STR, 0 },
+		{ "Peak(MB)", "peak_mb", F_NUM, 12 },
+		{ "Peak at", "peak_time", F_TIME, 14 },
+		{ "Allocs", "allocs", F_INT, 8 },
+		{ "Frees", "frees", F_INT, 8 },
+		{ "Final(MB)", "final_mb", F_NUM, 12 },
+	};
+	tab_begin(&c->t, "devices", "Memory per component (memory_record.csv; PTA: torch's; "
+		   "times since the launch)", df, 7);
+	for (size_t i = 0; i < m->ndevices; i++) {
+		const struct stats_mem_device *d = &m->devices[i];
+		struct val v[7] = { { d->component, 0 }, { d->device, 0 }, { NULL, d->peak_mb },
+				    { NULL, d->peak_ts_us }, { NULL, (double)d->allocs },
+				    { NULL, (double)d->frees }, { NULL, d->final_mb } };
+		tab_row(&c->t, df, 7, v);
+	}
+	tab_end(&c->t);
+}
+
+static void memory_steps_part(struct ctx *c, const struct stats_memory *m)
+{
+	const struct field sf[] = {
+		{ "Step", "step", F_INT, 6 },
+		{ "Component", "component", F_STR, 10 },
+		{ "Device", "device", F_STR, 0 },
+		{ "Peak(MB)", "peak_mb", F_NUM, 12 },
+	};
+	if (!m->steps_known) {
+		no_data_why(c, "steps", "Memory per step",
+			    "no ProfilerStep spans in trace_view.json (no steps, or gzipped/pretty)");
+		return;
+	}
+	tab_begin(&c->t, "steps", "Peak per step and component", sf, 4);
+	for (size_t i = 0; i < m->nsteps; i++) {
+		const struct stats_mem_step *st = &m->steps[i];
+		const struct stats_mem_device *d = &m->devices[st->dev];
+		struct val v[4] = { { NULL, (double)st->step }, { d->component, 0 },
+				    { d->device, 0 }, { NULL, st->peak_mb } };
+		tab_row(&c->t, sf, 4, v);
+	}
+	tab_end(&c->t);
+}
+
+static void memory_largest_part(struct ctx *c, const struct stats_memory *m, long top)
+{
+	char title[200];
+	snprintf(title, sizeof(title), "Largest allocations (%zu in operator_memory.csv;"
+		 " Held: until freed)", m->nallocs);
+	tab_begin(&c->t, "allocations", title, mem_alloc_fields, 5);
+	for (size_t i = 0; i < shown(c, m->nallocs, top); i++) {
+		const struct stats_alloc *al = &m->allocs[i];
+		struct val v[5] = { { al->name, 0 }, { al->device, 0 }, { NULL, al->size_kb },
+				    { NULL, al->alloc_us }, { NULL, al->duration_us } };
+		tab_row(&c->t, mem_alloc_fields, 5, v);
+	}
+	tab_end(&c->t);
+}
+
+static void memory_ops_part(struct ctx *c, const struct stats_memory *m, long top)
+{
+	const struct field of[] = {
+		{ "Operator", "name", F_STR, 0 },
+		{ "Allocations", "allocations", F_INT, 12 },
+		{ "Allocated(MB)", "allocated_mb", F_NUM, 14 },
+	};
+	tab_begin(&c->t, "operators", "Operators that allocate most (operator_memory.csv)", of, 3);
+	for (size_t i = 0; i < shown(c, m->nops, top); i++) {
+		const struct stats_mem_op *o = &m->ops[i];
+		struct val v[3] = { { o->name, 0 }, { NULL, (double)o->allocs }, { NULL, o->mb } };
+		tab_row(&c->t, of, 3, v);
+	}
+	tab_end(&c->t);
+}
+
+/* Allocations never freed while recorded: the largest first, as they are
+ * sorted; no Held column (they have none). */
+static void memory_alive_part(struct ctx *c, const struct stats_memory *m, long top)
+{
+	size_t alive = 0;
+	for (size_t i = 0; i < m->nallocs; i++)
+		alive += isnan(m->allocs[i].duration_us);
+	char title[200];
+	snprintf(title, sizeof(title), "Alive at the end: never freed while recorded (%zu; "
+		 "leak candidates)", alive);
+	tab_begin(&c->t, "alive_at_end", title, mem_alloc_fields, 4);
+	for (size_t i = 0, n = 0; i < m->nallocs && n < shown(c, alive, top); i++) {
+		const struct stats_alloc *al = &m->allocs[i];
+		if (!isnan(al->duration_us))
+			continue;
+		struct val v[4] = { { al->name, 0 }, { al->device, 0 }, { NULL, al->size_kb },
+				    { NULL, al->alloc_us } };
+		tab_row(&c->t, mem_alloc_fields, 4, v);
+		n++;
+	}
+	tab_end(&c->t);
+}
+
 static int emit_memory(struct ctx *c, long top, const char *key)
 {
 	char err[512];
@@ -431,98 +540,18 @@ static int emit_memory(struct ctx *c, long top, const char *key)
 		jo_key(&c->t.jo, key);
 		jo_obj_begin(&c->t.jo);
 	}
-	const struct field df[] = {
-		{ "Component", "component", F_STR, 10 },
-		{ "Device", "device", F_STR, 0 },
-		{ "Peak(MB)", "peak_mb", F_NUM, 12 },
-		{ "Peak at", "peak_time", F_TIME, 14 },
-		{ "Allocs", "allocs", F_INT, 8 },
-		{ "Frees", "frees", F_INT, 8 },
-		{ "Final(MB)", "final_mb", F_NUM, 12 },
-	};
-	const struct field af[] = {
-		{ "Name", "name", F_STR, 0 },
-		{ "Device", "device", F_STR, 8 },
-		{ "Size(KB)", "size_kb", F_NUM, 12 },
-		{ "Allocated at", "allocation_time", F_TIME, 16 },
-		{ "Held", "duration", F_TIME, 12 },
-	};
 	if (!m.have_records) {
 		no_data(c, "devices", "Memory per device", "memory_record.csv");
 	} else if (c->t.fmt != FMT_CSV) {
-		tab_begin(&c->t, "devices", "Memory per component (memory_record.csv; PTA: torch's; "
-			   "times since the launch)", df, 7);
-		for (size_t i = 0; i < m.ndevices; i++) {
-			const struct stats_mem_device *d = &m.devices[i];
-			struct val v[7] = { { d->component, 0 }, { d->device, 0 }, { NULL, d->peak_mb },
-					    { NULL, d->peak_ts_us }, { NULL, (double)d->allocs },
-					    { NULL, (double)d->frees }, { NULL, d->final_mb } };
-			tab_row(&c->t, df, 7, v);
-		}
-		tab_end(&c->t);
-		const struct field sf[] = {
-			{ "Step", "step", F_INT, 6 },
-			{ "Component", "component", F_STR, 10 },
-			{ "Device", "device", F_STR, 0 },
-			{ "Peak(MB)", "peak_mb", F_NUM, 12 },
-		};
-		if (!m.steps_known) {
-			no_data_why(c, "steps", "Memory per step",
-				    "no ProfilerStep spans in trace_view.json (no steps, or gzipped/pretty)");
-		} else if (c->t.fmt != FMT_CSV) {
-			tab_begin(&c->t, "steps", "Peak per step and component", sf, 4);
-			for (size_t i = 0; i < m.nsteps; i++) {
-				const struct stats_mem_step *st = &m.steps[i];
-				const struct stats_mem_device *d = &m.devices[st->dev];
-				struct val v[4] = { { NULL, (double)st->step }, { d->component, 0 },
-						    { d->device, 0 }, { NULL, st->peak_mb } };
-				tab_row(&c->t, sf, 4, v);
-			}
-			tab_end(&c->t);
-		}
+		memory_devices_part(c, &m);
+		memory_steps_part(c, &m);
 	}
 	if (!m.have_allocs) {
 		no_data(c, "allocations", "Allocations", "operator_memory.csv");
 	} else {
-		char title[200];
-		snprintf(title, sizeof(title), "Largest allocations (%zu in operator_memory.csv;"
-			 " Held: until freed)", m.nallocs);
-		tab_begin(&c->t, "allocations", title, af, 5);
-		for (size_t i = 0; i < shown(c, m.nallocs, top); i++) {
-			const struct stats_alloc *al = &m.allocs[i];
-			struct val v[5] = { { al->name, 0 }, { al->device, 0 }, { NULL, al->size_kb },
-					    { NULL, al->alloc_us }, { NULL, al->duration_us } };
-			tab_row(&c->t, af, 5, v);
-		}
-		tab_end(&c->t);
-		const struct field of[] = {
-			{ "Operator", "name", F_STR, 0 },
-			{ "Allocations", "allocations", F_INT, 12 },
-			{ "Allocated(MB)", "allocated_mb", F_NUM, 14 },
-		};
-		tab_begin(&c->t, "operators", "Operators that allocate most (operator_memory.csv)", of, 3);
-		for (size_t i = 0; i < shown(c, m.nops, top); i++) {
-			const struct stats_mem_op *o = &m.ops[i];
-			struct val v[3] = { { o->name, 0 }, { NULL, (double)o->allocs }, { NULL, o->mb } };
-			tab_row(&c->t, of, 3, v);
-		}
-		tab_end(&c->t);
-		size_t alive = 0;
-		for (size_t i = 0; i < m.nallocs; i++)
-			alive += isnan(m.allocs[i].duration_us);
-		snprintf(title, sizeof(title), "Alive at the end: never freed while recorded (%zu; "
-			 "leak candidates)", alive);
-		tab_begin(&c->t, "alive_at_end", title, af, 4);
-		for (size_t i = 0, n = 0; i < m.nallocs && n < shown(c, alive, top); i++) {
-			const struct stats_alloc *al = &m.allocs[i];
-			if (!isnan(al->duration_us))
-				continue;
-			struct val v[4] = { { al->name, 0 }, { al->device, 0 }, { NULL, al->size_kb },
-					    { NULL, al->alloc_us } };
-			tab_row(&c->t, af, 4, v);
-			n++;
-		}
-		tab_end(&c->t);
+		memory_largest_part(c, &m, top);
+		memory_ops_part(c, &m, top);
+		memory_alive_part(c, &m, top);
 	}
 	if (c->t.fmt == FMT_JSON)
 		jo_obj_end(&c->t.jo);
