@@ -1,5 +1,6 @@
 #include "common/bgwrite.h"
 #include "common/fsutil.h"
+#include "common/nomem.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -89,12 +90,16 @@ static void bgw_free(struct bgw *w)
 
 struct bgw *bgw_start(FILE *f, size_t cap, const char *waiting, size_t n, char **buf)
 {
+	/* out of memory: the caller writes in the foreground, nothing lost */
 	struct bgw *w = calloc(1, sizeof *w);
-	if (!w)
+	if (!w) {
+		prof_nomem_recovered();
 		return NULL;
+	}
 	for (int i = 0; i < BGW_BUFS; i++) {
 		void *b = NULL;
 		if (posix_memalign(&b, FS_DIRECT_ALIGN, cap) != 0) {
+			prof_nomem_recovered();
 			bgw_free(w);
 			errno = ENOMEM;
 			return NULL;

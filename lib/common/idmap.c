@@ -3,6 +3,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "common/nomem.h"
+
 #define IDMAP_LONG_PROBE 32
 
 /* Where the key is, or the empty slot where it would go; *probes: how
@@ -54,9 +56,14 @@ void *parse_idmap_put(struct parse_idmap *m, uint64_t key, void *val)
 	if ((m->n + 1) * 4 > m->cap * 3 && rebuild(m, m->cap ? m->cap * 2 : 16, m->mixed) != 0)
 		return val;
 	size_t i = place(m, key, &k);
-	/* memory short for the rebuild: the keys stay where they are */
-	if (k > IDMAP_LONG_PROBE && !m->mixed && rebuild(m, m->cap, 1) == 0)
-		i = place(m, key, &k);
+	/* memory short for the rebuild: the keys stay where they are, found
+	 * as before, a little slower */
+	if (k > IDMAP_LONG_PROBE && !m->mixed) {
+		if (rebuild(m, m->cap, 1) == 0)
+			i = place(m, key, &k);
+		else
+			prof_nomem_recovered();
+	}
 	m->longest = k > m->longest ? k : m->longest;
 	void *prev = m->slot[i].val;
 	m->slot[i].key = key;

@@ -63,8 +63,10 @@ static int scan_image(struct parse_srcs *s, const char *raw_dir, const char *ima
 	DIR *d = dir ? opendir(dir) : NULL;
 	int rc = 0;
 	if (!d) {
+		/* a file of an image's name, or one gone since: not an image */
+		rc = !dir ? -ENOMEM : errno == ENOTDIR || errno == ENOENT ? 0 : -errno;
 		free(dir);
-		return 0;
+		return rc;
 	}
 	struct dirent *e;
 	while (rc == 0 && (e = readdir(d)) != NULL)

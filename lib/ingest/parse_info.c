@@ -108,7 +108,11 @@ int parse_info_read(const char *run_dir, struct parse_info *pi, FILE *log, int e
 	pi->rank = -1;
 	char *path = fs_join(run_dir, "profiler_info.json");
 	char *text = NULL;
-	if (!path || fs_read_file(path, &text, NULL) != 0) {
+	int rc = path ? fs_read_file(path, &text, NULL) : -ENOMEM;
+	if (rc) {
+		if (rc != -ENOENT)   /* a run without one is said by what lacks it */
+			fprintf(log, "prof parse: %s/profiler_info.json: %s; going on without it\n",
+				run_dir, strerror(-rc));
 		free(path);
 		return 0;
 	}

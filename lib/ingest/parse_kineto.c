@@ -116,6 +116,8 @@ static int mark_backward(struct kineto_ops *ops, struct seq_tid **fwd, size_t *n
 	*fwd = malloc((ops->n + 1) * sizeof **fwd);
 	if (!st || !*fwd) {
 		free(st);
+		free(*fwd);
+		*fwd = NULL;
 		return -ENOMEM;
 	}
 	size_t depth = 0;

@@ -278,14 +278,12 @@ struct model_step_row {
 struct model_counts {
 	uint64_t unmatched_pops, unmatched_ends;
 	uint64_t unfinished_ranges, unfinished_async;
-	uint64_t ranges_nomem;         /* ranges left out of range_statistic.csv */
 	uint64_t steps_unknown_start, lost_records, host_samples;
 	uint64_t ops, ops_clamped, ops_dropped, ops_merged, windows;
 	uint64_t fw_collectives;       /* from CPU backends' work ranges */
 	uint64_t dev_tasks, dev_apis, dev_collectives, dev_memory, dev_samples, dev_markers;
 	uint64_t fw_memory;            /* framework allocator events (profile_memory) */
 	uint64_t dev_unlinked;         /* tasks whose call was not (or no longer) known */
-	uint64_t sel_nomem;            /* --step-list sums lost to memory */
 	uint64_t gc_collections;       /* Python collections (gc_detect) */
 };
 

@@ -81,24 +81,22 @@ void model_range_done(struct parse_model *m, struct model_proc *p, struct model_
 		return;
 	char *path = module ? module_path(t, r) : NULL;
 	const char *name = module ? path : r->name;
-	if (!name) {
-		m->n.ranges_nomem++;
-		return;
-	}
+	if (!name)
+		return;   /* memory ran out: noted (common/nomem.h), said by the parse */
 	if (r->start_ns < p->step_from) {
 		emit(m, module, name, step_holding(m, p->pid, r->start_ns), total, self);
 		free(path);
 		return;
 	}
 	struct model_rangewait *v = grow_room(p->rwait, p->nrwait, &p->caprwait, sizeof *v);
+	if (v)
+		p->rwait = v;   /* the old array is gone, whatever comes next */
 	char *kept = v ? (path ? path : strdup(name)) : NULL;
 	if (!kept) {
 		emit(m, module, name, -1, total, self);
 		free(path);
-		m->n.ranges_nomem++;
 		return;
 	}
-	p->rwait = v;
 	v[p->nrwait++] = (struct model_rangewait){ module, kept, r->start_ns, total, self };
 }
 

@@ -29,10 +29,11 @@ void model_stepsel_end(struct parse_model *m, struct model_proc *p, int known,
 	model_ranges_settle(m, p, known, number);
 	if (!m->want_steps)
 		return;
-	if (known && model_step_wanted(m, number) &&
-	    (out_namestat_merge(&m->out.opstat->st, &p->sel_ops.st) ||
-	     out_namestat_merge(&m->out.apis->st, &p->sel_apis.st)))
-		m->n.sel_nomem++;
+	/* memory that runs out in a merge is noted where it did (nomem.h) */
+	if (known && model_step_wanted(m, number)) {
+		out_namestat_merge(&m->out.opstat->st, &p->sel_ops.st);
+		out_namestat_merge(&m->out.apis->st, &p->sel_apis.st);
+	}
 	out_namestat_zero(&p->sel_ops.st);
 	out_namestat_zero(&p->sel_apis.st);
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/fsutil.h"
+#include "common/nomem.h"
 
 static void clear(struct out_file *o)
 {
@@ -24,6 +25,8 @@ static void big_buffer(struct out_file *o)
 	o->vbuf = malloc(OUT_FILE_BUF);
 	if (o->vbuf)
 		setvbuf(o->f, o->vbuf, _IOFBF, OUT_FILE_BUF);
+	else
+		prof_nomem_recovered();
 }
 
 int out_file_open(struct out_file *o, const char *dir, const char *name)

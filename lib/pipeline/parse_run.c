@@ -14,6 +14,7 @@
 
 #include "common/agent_env.h"
 #include "common/fsutil.h"
+#include "common/nomem.h"
 #include "export/export.h"
 #include "outputs/out_file.h"
 #include "outputs/out_sink.h"
@@ -177,13 +178,13 @@ static enum parse_status find_streams(struct run *u)
 	char *raw = fs_join(u->dir, PROF_RAW_DIR);
 	if (raw && is_dir(raw))
 		parse_kineto_ingest(raw, log);   /* torch's own flush files, first */
-	int rc = raw && is_dir(raw) ? parse_discover(raw, &u->srcs, log) : -ENOENT;
+	int rc = !raw ? -ENOMEM : is_dir(raw) ? parse_discover(raw, &u->srcs, log) : -ENOENT;
 	if (rc == 0 && u->rank >= 0)
 		rc = parse_srcs_keep_rank(&u->srcs, u->rank);
 	if (rc == -ENOENT)
 		say_no_raw(u->dir, log);
 	else if (rc)
-		fprintf(log, "prof parse: %s: %s\n", raw, strerror(-rc));
+		fprintf(log, "prof parse: %s/%s: %s\n", u->dir, PROF_RAW_DIR, strerror(-rc));
 	else if (u->srcs.n == 0)
 		fprintf(log, "prof parse: %s: no raw streams (*.raw) in it\n", raw);
 	free(raw);
@@ -210,8 +211,11 @@ static void verbose_stream(const struct run *u, const struct parse_stream *s)
 static enum parse_status open_streams(struct run *u)
 {
 	u->streams = calloc(u->srcs.n, sizeof *u->streams);
-	if (!u->streams)
+	if (!u->streams) {
+		fprintf(u->o->log, "prof parse: %s: out of memory for %zu streams\n", u->dir,
+			u->srcs.n);
 		return PARSE_FAILED;
+	}
 	for (size_t i = 0; i < u->srcs.n; i++) {
 		struct parse_stream *s = &u->streams[u->nstreams];
 		u->r->streams++;
@@ -860,10 +864,23 @@ static int out_lock(const struct run *u)
 	return fd;
 }
 
+/* Memory that ran out on the way, said (common/nomem.h); 1 when it did. */
+static int say_nomem(const struct run *u, int64_t notes)
+{
+	if (notes <= 0)
+		return 0;
+	fprintf(u->o->log, "prof parse: %s: memory ran out %" PRId64 " time%s during the parse: "
+		"outputs may lack rows, events or names; raw/ is kept: free memory (or copy the "
+		"run to a machine with more) and run `prof parse %s` again\n", u->dir, notes,
+		notes == 1 ? "" : "s", u->dir);
+	return 1;
+}
+
 static enum parse_status parse(struct run *u)
 {
+	int64_t nomem_before = prof_nomem_count();
 	char *raw = fs_join(u->dir, PROF_RAW_DIR);
-	int rc = raw && is_dir(raw) ? forget_done(u) : 0;  /* only in what looks like a run */
+	int rc = !raw ? -ENOMEM : is_dir(raw) ? forget_done(u) : 0;  /* only in what looks like a run */
 	free(raw);
 	if (rc == -ELOOP || rc == -ENOTDIR) {
 		fprintf(u->o->log, "prof parse: %s/%s is %s; refusing to write there\n",
@@ -897,8 +914,9 @@ static enum parse_status parse(struct run *u)
 	}
 	say_unclosed(u);
 	const struct parse_report *r = u->r;
+	int short_of = say_nomem(u, prof_nomem_count() - nomem_before);
 	st = r->skipped_streams || r->skipped_chunks || r->skipped_bytes || r->bad_records ||
-		r->unnamed_records ? PARSE_DAMAGED : PARSE_OK;
+		r->unnamed_records || short_of ? PARSE_DAMAGED : PARSE_OK;
 	if (u->o->data_simplification && u->info.live == 1)
 		fprintf(u->o->log, "prof parse: data simplification: %s/%s kept: the run is still "
 			"going\n", u->dir, PROF_RAW_DIR);
