@@ -9,7 +9,9 @@
  * open_memstream are not seen: their callers' errors say those.
  *
  * prof_nomem_inject, weak and absent in prof, lets a test make an
- * allocation fail before libc is asked (test/unit/test_parse_oom.c).
+ * allocation fail before libc is asked (test/unit/test_parse_oom.c); in
+ * prof, PROF_TEST_NOMEM=K (tests only, as git's GIT_TEST_*) fails the K-th
+ * allocation of the process (e2e.test_bad_input's B49).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,10 +31,25 @@ char *__real_strdup(const char *s);
 char *__real_strndup(const char *s, size_t n);
 int __real_posix_memalign(void **p, size_t align, size_t n);
 
+/* PROF_TEST_NOMEM's K; read at the first allocation (getenv allocates
+ * nothing), -1 when unset */
+static long env_fail_at;
+static long env_count;
+
+static int env_inject(void)
+{
+	if (!env_fail_at) {
+		const char *v = getenv("PROF_TEST_NOMEM");
+		env_fail_at = v && *v ? atol(v) : -1;
+	}
+	return env_fail_at > 0 && __atomic_add_fetch(&env_count, 1, __ATOMIC_RELAXED) ==
+				  env_fail_at;
+}
+
 /* 1: this allocation is to fail (a test's), errno set */
 static int injected(void)
 {
-	if (!prof_nomem_inject || !prof_nomem_inject())
+	if (prof_nomem_inject ? !prof_nomem_inject() : !env_inject())
 		return 0;
 	errno = ENOMEM;
 	return 1;

@@ -301,6 +301,19 @@ class BadInput(ProfTestCase):
         self.assertEqual(os.listdir(self.path("elsewhere")), [])
         return r
 
+    @case("B49")
+    def b49(self):
+        # PROF_TEST_NOMEM=K fails prof's K-th allocation; the first K
+        # (from a few hundred on: the parse's) whose parse goes on
+        run_dir, _ = self.recorded()
+        for k in range(200, 4000, 37):
+            rc, err = self.prof("parse", "-q", run_dir, env={"PROF_TEST_NOMEM": str(k)})
+            self.assertIn(rc, (0, 3, 4), err)   # no crash, whatever failed
+            if rc == 3:
+                self.assertTrue(os.path.isdir(os.path.join(run_dir, "raw")))
+                return rc, err
+        self.fail("no allocation of the parse made it go on short of memory")
+
     # archives: nothing is left behind
 
     def hostile(self, add, name="r_prof.tar.gz", raw=None):
