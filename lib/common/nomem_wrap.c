@@ -38,12 +38,13 @@ static long env_count;
 
 static int env_inject(void)
 {
-	if (!env_fail_at) {
+	long at = __atomic_load_n(&env_fail_at, __ATOMIC_RELAXED);
+	if (!at) {   /* threads that race here read the same value */
 		const char *v = getenv("PROF_TEST_NOMEM");
-		env_fail_at = v && *v ? atol(v) : -1;
+		at = v && *v ? atol(v) : -1;
+		__atomic_store_n(&env_fail_at, at, __ATOMIC_RELAXED);
 	}
-	return env_fail_at > 0 && __atomic_add_fetch(&env_count, 1, __ATOMIC_RELAXED) ==
-				  env_fail_at;
+	return at > 0 && __atomic_add_fetch(&env_count, 1, __ATOMIC_RELAXED) == at;
 }
 
 /* 1: this allocation is to fail (a test's), errno set */
