@@ -1,9 +1,9 @@
 /*
- * Memory that ran out where the parse goes on without what it was for (a
- * row, an event, a name, a table): counted process-wide at the place it
- * happened, and said once at the end of the parse (pipeline/parse_run.c),
- * so that no output comes out short without a word. Where memory running
- * out ends the parse instead, the error says so and nothing is noted.
+ * Allocations that failed, counted process-wide by bin/prof's allocation
+ * wrappers (nomem_wrap.c), so that a parse that went on without what one
+ * was for (a row, an event, a name) says so at its end
+ * (pipeline/parse_run.c): no output comes out short without a word. A
+ * parse that memory ends instead says why it failed.
  */
 #ifndef PROF_NOMEM_H
 #define PROF_NOMEM_H
