@@ -14,7 +14,8 @@
  * spread over the rest are tried (fewer under ASan: OOM_HEAD,
  * OOM_SPREAD); PROF_TEST_OOM_EVERY=1 tries each one.
  * PROF_TEST_OOM_AT=K (K+: and every one after) makes only that try, in
- * the test's own process, to be looked at in a debugger; with
+ * the test's own process, to be looked at in a debugger, and shows what
+ * the parse said; with
  * PROF_TEST_OOM_OPTS=1, under the second set of options.
  */
 #include "unit/parsed.h"
@@ -221,6 +222,7 @@ static int trace_whole(const char *run)
 
 /* The parse's options under test (their log aside). */
 static struct parse_opts oom_opts;
+static int oom_one;   /* PROF_TEST_OOM_AT's one try: what the parse said is shown */
 
 /* In the child: the parse with allocation fail_at failing (and every one
  * after it with after_too), judged. Never returns. */
@@ -258,9 +260,7 @@ static void child_parse(const char *run, long fail_at, int after_too)
 		fprintf(stderr, "allocation %ld%s: %s is not what the parse wrote without it, "
 			"and the parse said nothing more\n", fail_at, after_too ? " and after" : "",
 			lost);
-	if (getenv("PROF_TEST_OOM_SAY") && logtext)
-		fprintf(stderr, "%s", logtext);
-	if (code < 10 && logtext)
+	if ((code < 10 || oom_one) && logtext)
 		fprintf(stderr, "allocation %ld%s: the parse said:\n%s", fail_at,
 			after_too ? " and after" : "", logtext);
 	free(done);
@@ -365,6 +365,7 @@ int main(void)
 	if (at && *at) {   /* one try, in this process: to look at it in a debugger */
 		struct parse_report r;
 		oom_opts = opts[with && strcmp(with, "1") == 0];
+		oom_one = 1;
 		count_allocations(run, &r);   /* as the sweep: its first parse's allocations */
 		child_parse(run, atol(at), strchr(at, '+') != NULL);
 	}
