@@ -15,6 +15,12 @@ class PtyTerm:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             try:
+                # A terminal emulator starts its program with the signals
+                # at their defaults; a test run from a background job of a
+                # script inherits SIGINT and SIGQUIT ignored, which would
+                # keep the terminal's Ctrl-C from anyone.
+                for sig in (signal.SIGINT, signal.SIGQUIT):
+                    signal.signal(sig, signal.SIG_DFL)
                 if cwd:
                     os.chdir(cwd)
                 os.execvpe(argv[0], argv, env if env is not None else os.environ)
@@ -125,3 +131,27 @@ def children(pid):
             return [int(p) for p in f.read().split()]
     except (FileNotFoundError, ProcessLookupError):
         return []
+
+
+def proc_report(pid):
+    """What a test that waited in vain shows: the state and signal masks of
+    `pid` and of its descendants, one line each."""
+    lines = []
+    todo = [pid]
+    while todo:
+        p = todo.pop(0)
+        try:
+            with open("/proc/%d/status" % p) as f:
+                st = dict(l.split(":", 1) for l in f.read().splitlines() if ":" in l)
+            with open("/proc/%d/wchan" % p) as f:
+                wchan = f.read()
+            with open("/proc/%d/cmdline" % p, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")[:60]
+        except OSError as e:
+            lines.append("pid %d: %s" % (p, e))
+            continue
+        keys = ("State", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt", "Threads")
+        lines.append("pid %d (%s) wchan=%s %s" % (p, cmd, wchan, " ".join(
+            "%s=%s" % (k, st.get(k, "?").strip()) for k in keys)))
+        todo += children(p)
+    return "\n".join(lines)

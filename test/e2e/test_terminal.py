@@ -16,7 +16,7 @@ import time
 import unittest
 
 from proftest import PROF, PYTHON, ProfTestCase
-from ptyterm import PtyTerm, children, proc_stat
+from ptyterm import PtyTerm, children, proc_report, proc_stat
 
 PROMPT = "PROMPT> "
 ROUNDS = 5   # signals in the tests that count them
@@ -275,7 +275,8 @@ if os.fork() == 0:
         signal.signal(getattr(signal, "SIG" + name), signal.SIG_IGN)
     with open(sys.argv[1], "w") as f:
         f.write(str(os.getpid()))
-    time.sleep(120)
+    for _ in range(600):   # a signal just before a sleep is taken after it
+        time.sleep(0.2)
     os._exit(0)
 print("parent-done", flush=True)
 """
@@ -376,12 +377,17 @@ class LeftRunning(TermCase):
 
     def test_setsid_cmd_gets_ctrl_c(self):
         # `prof run -- setsid CMD`: the terminal cannot reach CMD, prof can.
+        # Short sleeps: Python takes a signal that comes between its last
+        # check and a sleep's start only when that sleep ends (after
+        # "ready" is printed, under load, with or without prof).
         t = self.term([PROF, "run", "-o", self.out, "--no-parse", "--", "setsid", PYTHON, "-c",
-                       "import time; print('ready', flush=True); time.sleep(60)"])
+                       "import time\nprint('ready', flush=True)\n"
+                       "for _ in range(600): time.sleep(0.1)"])
         self.need(t, "ready")
         t.send("\x03")
         st = t.wait(30)
-        self.assertIsNotNone(st, "Ctrl-C did not reach CMD:\n" + t.text())
+        self.assertIsNotNone(st, "Ctrl-C did not reach CMD:\n%s\n%s"
+                             % (t.text(), proc_report(t.pid)))
         self.assertTrue(os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGINT,
                         "wait status %#x\n%s" % (st, t.text()))
 
