@@ -347,15 +347,20 @@ static int str_define(struct raw_cursor *c, const struct raw_rec *r)
 	memcpy(&s, r->payload, sizeof s);
 	const char *text = (const char *)r->payload + sizeof s;
 	if (s.id == 0 || (uint64_t)s.len + sizeof s + 1 > r->len || text[s.len] != '\0')
-		return -1;
+		return -EINVAL;
 	/* The writer never puts a NUL inside a string: one there would make
 	 * the text and its length disagree for every reader after us. */
 	if (memchr(text, '\0', s.len))
-		return -1;
+		return -EINVAL;
 	if (!c->track_strings)
 		return 0;
+	/* A map that cannot grow loses the name, not the record: the failed
+	 * allocation is noted, and the parse says memory ran out. */
 	void *def = (void *)(uintptr_t)r->payload;
-	return parse_idmap_put(&c->str, s.id, def) == def ? -1 : 0;
+	if (parse_idmap_put(&c->str, s.id, def) != def)
+		return 0;
+	c->str_nomem = 1;
+	return -ENOMEM;
 }
 
 const char *raw_cursor_name(const struct raw_cursor *c, uint32_t id)
@@ -469,7 +474,7 @@ static const char *record_problem(struct raw_cursor *c, const struct raw_rec *r)
 	if (r->len < raw_payload_min(r->type))
 		return "payload too short for the type";
 	if (r->type == RAW_REC_STRING)
-		return str_define(c, r) ? "bad string definition" : NULL;
+		return str_define(c, r) == -EINVAL ? "bad string definition" : NULL;
 	return NULL;
 }
 
@@ -486,8 +491,10 @@ static void check_names(struct raw_cursor *c, const struct raw_rec *r)
 	struct raw_file *f = c->f;
 	if (f->st.unnamed_records++ == 0 && f->log)
 		fprintf(f->log, "%s: %s: chunk %" PRIu64 " at offset 0x%" PRIx64 ": record of "
-			"type %u names string %u, never defined (lost with a damaged chunk?); "
-			"kept without its name\n", f->who, f->path, r->chunk, r->offset, r->type, id);
+			"type %u names string %u, never defined (%s); kept without its name\n",
+			f->who, f->path, r->chunk, r->offset, r->type, id, c->str_nomem ?
+			"lost when memory ran out, or with a damaged chunk?" :
+			"lost with a damaged chunk?");
 }
 
 /* Reads the record at c->pos: 1 good, 0 skipped (cursor moved on), -1 the

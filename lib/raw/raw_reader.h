@@ -123,6 +123,7 @@ struct raw_cursor {
 	 * id costs what any definition costs) */
 	struct parse_idmap str;
 	int track_strings;
+	int str_nomem;             /* a definition the map could not hold */
 };
 
 /* A loud cursor checks string ids (tracks definitions); a quiet one skips

@@ -154,7 +154,7 @@ static void launcher(const char *run)
 /* ---- the sweep ---- */
 
 /* What a child's exit status says: 10 + the parse status, or one of these. */
-enum { CHILD_NO_DONE = 5, CHILD_DONE_ON_FAIL = 6, CHILD_SILENT_FAIL = 7, CHILD_TRACE_BROKEN = 8,
+enum { CHILD_FALSE_DAMAGE = 4, CHILD_NO_DONE = 5, CHILD_DONE_ON_FAIL = 6, CHILD_SILENT_FAIL = 7, CHILD_TRACE_BROKEN = 8,
        CHILD_SILENT_LOSS = 9 };
 
 /* What the parse that nothing failed wrote and said: a try that says no
@@ -253,6 +253,8 @@ static void child_parse(const char *run, long fail_at, int after_too)
 		code = CHILD_NO_DONE;
 	else if (st != PARSE_FAILED && !trace_whole(run))
 		code = CHILD_TRACE_BROKEN;
+	else if (logtext && ref_log && strstr(logtext, "; skipped ") && !strstr(ref_log, "; skipped "))
+		code = CHILD_FALSE_DAMAGE;   /* memory ran out: the raw data is not damaged */
 	else if (st == ref_status && logtext && ref_log && strcmp(logtext, ref_log) == 0 &&
 		 (lost = ref_differs(run)) != NULL)
 		code = CHILD_SILENT_LOSS;
