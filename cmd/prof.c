@@ -3,10 +3,12 @@
  * own options and returns the process's exit status.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmds.h"
+#include "common/nomem.h"
 #include "launcher/embed_cache.h"
 #include "prof_build.h"
 
@@ -14,16 +16,23 @@ struct prof_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
+	int nomem_status;   /* the least exit status when memory ran out unsaid;
+			     * 0: the status is kept (run's is the program's) */
 };
 
 static const struct prof_cmd commands[] = {
-	{ "run",   cmd_run,   "run a program under the profiler, then parse what it recorded" },
-	{ "parse", cmd_parse, "turn a run directory into PROFILER_OUTPUT/ (also after a crash)" },
-	{ "stats", cmd_stats, "summary tables of a parsed run (steps, operators, kernels, memory)" },
-	{ "diff",  cmd_diff,  "compare two runs (BASE NEW): step time, operators, kernels; a CI gate" },
-	{ "session", cmd_session, "serve a Python program that profiles itself (the prof package)" },
-	{ "window", cmd_window, "write one recording window's result (prof run and session do)" },
-	{ NULL, NULL, NULL },
+	{ "run",   cmd_run,   "run a program under the profiler, then parse what it recorded", 0 },
+	{ "parse", cmd_parse, "turn a run directory into PROFILER_OUTPUT/ (also after a crash)",
+	  3 },
+	{ "stats", cmd_stats, "summary tables of a parsed run (steps, operators, kernels, memory)",
+	  1 },
+	{ "diff",  cmd_diff,  "compare two runs (BASE NEW): step time, operators, kernels; a CI gate",
+	  4 },
+	{ "session", cmd_session, "serve a Python program that profiles itself (the prof package)",
+	  0 },
+	{ "window", cmd_window, "write one recording window's result (prof run and session do)",
+	  3 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static void usage(FILE *out)
@@ -72,6 +81,19 @@ static int check_stdout(int status)
 	return status;
 }
 
+/* Allocations that failed and that nothing has said yet (a parse says its
+ * own): what the command printed or wrote may lack rows, and a CI gate
+ * must not pass on it. */
+static int say_nomem(const struct prof_cmd *c, int status)
+{
+	int64_t n = prof_nomem_unsaid();
+	if (n <= 0)
+		return status;
+	fprintf(stderr, "prof %s: memory ran out %" PRId64 " time%s: what it printed or wrote may "
+		"be incomplete; free memory and run it again\n", c->name, n, n == 1 ? "" : "s");
+	return status < c->nomem_status ? c->nomem_status : status;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -89,7 +111,7 @@ int main(int argc, char **argv)
 	}
 	for (const struct prof_cmd *c = commands; c->name; c++)
 		if (strcmp(c->name, name) == 0)
-			return check_stdout(c->fn(argc - 1, argv + 1));
+			return check_stdout(say_nomem(c, c->fn(argc - 1, argv + 1)));
 	fprintf(stderr, "prof: '%s' is not a prof command; see 'prof --help'\n", name);
 	return 2;
 }

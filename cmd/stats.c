@@ -801,8 +801,10 @@ static int emit_overview(struct ctx *c)
 		return load_failed(err);
 	struct stats_step_summary sum = { 0 };
 	if (rc == 0) {
-		stats_steps_summarize(&s, &sum);
+		int nomem = stats_steps_summarize(&s, &sum);
 		stats_steps_free(&s);
+		if (nomem)
+			return load_failed("out of memory");
 	}
 	if (stats_load_recording(c->dir, &rec, err, sizeof(err)) < 0)
 		return load_failed(err);

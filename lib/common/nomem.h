@@ -18,5 +18,10 @@ void prof_nomem_recovered(void);
  * ran. (Signed: in a program without the wrappers nothing is noted, and a
  * recovery takes back what was never noted.) */
 int64_t prof_nomem_count(void);
+/* n notes accounted for: said (a parse's end), or the failure they caused
+ * said why. What is left unsaid when a command ends, prof's main says
+ * (cmd/prof.c): stats, diff and the rest come out short with a word too. */
+void prof_nomem_said(int64_t n);
+int64_t prof_nomem_unsaid(void);
 
 #endif

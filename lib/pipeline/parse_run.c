@@ -933,7 +933,9 @@ static enum parse_status parse_some(const char *run_dir, int64_t rank, const cha
 {
 	struct run u = { .dir = run_dir, .out_base = out_base, .rank = rank, .o = o, .r = r };
 	memset(r, 0, sizeof *r);
+	int64_t nomem_before = prof_nomem_count();
 	enum parse_status st = parse(&u);
+	prof_nomem_said(prof_nomem_count() - nomem_before);   /* said, or why it failed */
 	for (size_t i = 0; i < u.nstreams; i++)
 		parse_stream_close(&u.streams[i]);
 	free(u.streams);

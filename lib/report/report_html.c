@@ -174,21 +174,18 @@ static void steps_part(struct strbuf *sb, const char *out_dir, struct report_fac
 		return;
 	}
 	struct stats_step_summary sum;
-	stats_steps_summarize(&st, &sum);
+	size_t n;
+	const struct stats_step **pick = stats_steps_longest(&st, &n);
+	if (!pick || stats_steps_summarize(&st, &sum)) {
+		/* the parse says that memory ran out; the page, where */
+		sb_puts(sb, "<h2>Steps</h2><p>Not shown: memory ran out.</p>\n");
+		free(pick);
+		stats_steps_free(&st);
+		return;
+	}
 	f->step_us = sum.total;
 	if (sum.device_rows)
 		device_facts(&st, sum.steps, f);
-	size_t n = 0, cap = st.n;
-	const struct stats_step **pick = calloc(cap, sizeof *pick);
-	for (size_t i = 0; pick && i < st.n; i++) {   /* file order: by device, then step */
-		size_t j = 0;
-		while (j < n && pick[j]->step != st.rows[i].step)
-			j++;
-		if (j == n)
-			pick[n++] = &st.rows[i];
-		else if (st.rows[i].total > pick[j]->total)
-			pick[j] = &st.rows[i];
-	}
 	if (n > REPORT_MAX_POINTS)
 		n = REPORT_MAX_POINTS;          /* whole steps, the first ones */
 	double *v = calloc(4 * (n ? n : 1), sizeof *v);
@@ -196,14 +193,7 @@ static void steps_part(struct strbuf *sb, const char *out_dir, struct report_fac
 	const char **labels = calloc(n ? n : 1, sizeof *labels);
 	sb_printf(sb, "<h2>Steps</h2><p>%zu steps; median %.3f ms, mean %.3f ms.</p>\n",
 		  sum.steps, sum.median / 1000, sum.avg / 1000);
-	if (pick && v && lab && labels) {
-		for (size_t i = 0; i < n; i++) {   /* sorted by step number: insertion */
-			for (size_t j = i; j > 0 && pick[j]->step < pick[j - 1]->step; j--) {
-				const struct stats_step *t = pick[j];
-				pick[j] = pick[j - 1];
-				pick[j - 1] = t;
-			}
-		}
+	if (v && lab && labels) {
 		for (size_t i = 0; i < n; i++) {
 			const struct stats_step *r = pick[i];
 			snprintf(lab[i], sizeof lab[i], "%ld", r->step);

@@ -89,7 +89,11 @@ struct stats_step_summary {
 	double rows_total;     /* the sum of every row's total (for shares) */
 	size_t device_rows;    /* rows of a device; 0: host-only steps */
 };
-void stats_steps_summarize(const struct stats_steps *s, struct stats_step_summary *sum);
+/* Per step number its longest row (the first of equal ones), by step
+ * number: *n of them in an array to free; NULL when memory ran out. */
+const struct stats_step **stats_steps_longest(const struct stats_steps *s, size_t *n);
+/* -ENOMEM, *sum zeroed, when memory ran out. */
+int stats_steps_summarize(const struct stats_steps *s, struct stats_step_summary *sum);
 
 /* Which operators: all, those in a step (operator_details.csv's Step Id
  * set), those outside every step (model set-up, evaluation). */

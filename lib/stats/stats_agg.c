@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/nomem.h"
+
 void stats_agg_init(struct stats_agg *a, int nmetrics)
 {
 	memset(a, 0, sizeof(*a));
@@ -175,6 +177,7 @@ void stats_agg_sort(struct stats_agg *a, enum stats_sort key, int metric)
 		free(a->slots);
 		a->slots = NULL;
 		a->nslots = 0;
+		prof_nomem_recovered();   /* nothing lost: found by a walk */
 	}
 }
 

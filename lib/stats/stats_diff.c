@@ -46,7 +46,10 @@ static int load_steps(struct diff_side *s, char *const *outdirs, size_t n, char 
 		s->have_steps = 1;
 		stats_steps_free(&one);
 	}
-	stats_steps_summarize(&all, &s->steps);
+	if (stats_steps_summarize(&all, &s->steps)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	stats_steps_free(&all);
 	return 0;
 fail:

@@ -1,6 +1,7 @@
 /* Loading each view's data from PROFILER_OUTPUT/ CSVs: see stats.h. */
 #include "stats/stats.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,10 +123,48 @@ void stats_steps_free(struct stats_steps *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void stats_steps_summarize(const struct stats_steps *s, struct stats_step_summary *sum)
+/* By step number, then file order. */
+static int cmp_row_step(const void *a, const void *b)
 {
-	double *times = malloc((s->n ? s->n : 1) * sizeof *times);
+	const struct stats_step *x = *(const struct stats_step *const *)a,
+				*y = *(const struct stats_step *const *)b;
+	if (x->step != y->step)
+		return (x->step > y->step) - (x->step < y->step);
+	return (x > y) - (x < y);
+}
+
+const struct stats_step **stats_steps_longest(const struct stats_steps *s, size_t *n)
+{
+	const struct stats_step **v = malloc((s->n ? s->n : 1) * sizeof *v);
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < s->n; i++)
+		v[i] = &s->rows[i];
+	qsort(v, s->n, sizeof *v, cmp_row_step);
+	size_t k = 0;
+	for (size_t i = 0; i < s->n;) {
+		const struct stats_step *best = v[i];
+		for (i++; i < s->n && v[i]->step == best->step; i++)
+			if (v[i]->total > best->total)
+				best = v[i];
+		v[k++] = best;   /* k <= i: what it overwrites was read */
+	}
+	*n = k;
+	return v;
+}
+
+int stats_steps_summarize(const struct stats_steps *s, struct stats_step_summary *sum)
+{
 	memset(sum, 0, sizeof(*sum));
+	size_t n;
+	const struct stats_step **v = stats_steps_longest(s, &n);
+	double *times = malloc((n ? n : 1) * sizeof *times);
+	if (!v || !times) {
+		free(v);
+		free(times);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		const struct stats_step *r = &s->rows[i];
 		sum->computing += r->computing;
@@ -133,28 +172,20 @@ void stats_steps_summarize(const struct stats_steps *s, struct stats_step_summar
 		sum->free_time += r->free_time;
 		sum->rows_total += r->total;
 		sum->device_rows += r->device >= 0;
-		/* a step's time: its longest row; count each step number once */
-		int seen = 0;
-		for (size_t j = 0; j < i; j++)
-			if (s->rows[j].step == r->step)
-				seen = 1;
-		if (seen)
-			continue;
-		double longest = r->total;
-		for (size_t j = i + 1; j < s->n; j++)
-			if (s->rows[j].step == r->step && s->rows[j].total > longest)
-				longest = s->rows[j].total;
-		if (times)
-			times[sum->steps] = longest;
-		sum->steps++;
-		sum->total += longest;
 	}
-	sum->median = times ? num_median(times, sum->steps) : 0;
+	sum->steps = n;
+	for (size_t i = 0; i < n; i++) {
+		times[i] = v[i]->total;
+		sum->total += v[i]->total;
+	}
+	sum->median = num_median(times, n);
 	free(times);
+	free(v);
 	sum->other = sum->rows_total - sum->computing - sum->communication - sum->free_time;
 	if (fabs(sum->other) < 0.0005)
 		sum->other = 0;
 	sum->avg = sum->steps ? sum->total / (double)sum->steps : 0;
+	return 0;
 }
 
 /* operator_details.csv's Step Id column: its index, -1 when the file has
@@ -423,8 +454,9 @@ static int add_record(struct stats_memory *m, const struct csv_table *t, size_t 
 		m->ndevices++;
 		if (!md->device || !md->component)
 			return -2;
-		if (!parse_idmap_get(&m->device_at, h))
-			parse_idmap_put(&m->device_at, h, (void *)(uintptr_t)(d + 1));
+		void *at = (void *)(uintptr_t)(d + 1);
+		if (!parse_idmap_get(&m->device_at, h) && parse_idmap_put(&m->device_at, h, at) == at)
+			return -2;   /* unfound, its next row would be a device again */
 	}
 	m->rows[m->nrows++] = (struct stats_mem_row){ d, v[0], v[1] };
 	if (v[1] >= md->final_mb)   /* final_mb: the device's total before this row */

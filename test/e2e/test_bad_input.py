@@ -410,6 +410,40 @@ class BadInput(ProfTestCase):
         run_dir, _ = self.recorded()
         return self.prof("stats", "--view", "bogus", run_dir)
 
+    def short_of_memory(self, args, status):
+        """`prof ARGS` with each of its allocations failing in turn (every
+        7th of the first 700): it prints what it prints without one, or
+        says that memory ran out, with `status`; the first that says."""
+        full = dict(os.environ)
+        full.pop("PROF_OPTIONS", None)
+        ref = subprocess.run([PROF, *args], capture_output=True, text=True, env=full)
+        self.assertEqual(ref.returncode, 0, ref.stderr)
+        said = None
+        for k in range(1, 700, 7):
+            full["PROF_TEST_NOMEM"] = str(k)
+            p = subprocess.run([PROF, *args], capture_output=True, text=True, env=full)
+            if p.returncode == 0:   # nothing it printed was lost, or it would say
+                self.assertEqual((p.stdout, p.stderr), (ref.stdout, ref.stderr), k)
+                continue
+            self.assertEqual(p.returncode, status, p.stderr)
+            self.assertIn("memory ran out 1 time: what it printed or wrote may be incomplete",
+                          p.stderr)
+            said = said or (p.returncode, p.stderr)
+        self.assertTrue(said, "no allocation of %s failed" % args[0])
+        return said
+
+    @case("B63")
+    def b63(self):
+        run_dir, _ = self.recorded()
+        self.assertEqual(self.prof("parse", "-q", run_dir)[0], 0)
+        return self.short_of_memory(["stats", "--view", "all", run_dir], 1)
+
+    @case("B64")
+    def b64(self):
+        run_dir, _ = self.recorded()
+        self.assertEqual(self.prof("parse", "-q", run_dir)[0], 0)
+        return self.short_of_memory(["diff", run_dir, run_dir], 4)
+
     # --dynamic edits: ignored, logged, the run goes on
 
     def dynamic_edit(self, edit):

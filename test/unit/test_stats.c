@@ -157,12 +157,37 @@ static void test_steps_summary(void)
 	};
 	struct stats_steps s = { .rows = rows, .n = 3 };
 	struct stats_step_summary sum;
-	stats_steps_summarize(&s, &sum);
+	CHECK(stats_steps_summarize(&s, &sum) == 0);
 	CHECK(sum.steps == 2);
 	CHECK(sum.total == 20);      /* step 1: its longest row, 12 */
 	CHECK(sum.avg == 10);
+	CHECK(sum.median == 10);     /* of 12 and 8 */
 	CHECK(sum.computing == 20 && sum.communication == 4 && sum.free_time == 4);
 	CHECK(sum.other == 2);       /* 30 - 20 - 4 - 4 */
+}
+
+/* Rows of several devices, steps out of order, a tie: each step once, by
+ * number, with its longest row (the first of equal ones). */
+static void test_steps_longest(void)
+{
+	struct stats_step rows[] = {
+		{ .device = 0, .step = 7, .total = 5 }, { .device = 0, .step = 3, .total = 4 },
+		{ .device = 1, .step = 7, .total = 9 }, { .device = 1, .step = 3, .total = 4 },
+		{ .device = 2, .step = 5, .total = 1 }, { .device = 2, .step = 7, .total = 2 },
+	};
+	struct stats_steps s = { .rows = rows, .n = 6 };
+	size_t n;
+	const struct stats_step **v = stats_steps_longest(&s, &n);
+	CHECK(v && n == 3);
+	CHECK(v[0] == &rows[1] && v[1] == &rows[4] && v[2] == &rows[2]);
+	free(v);
+	struct stats_step_summary sum;
+	CHECK(stats_steps_summarize(&s, &sum) == 0);
+	CHECK(sum.steps == 3 && sum.total == 14 && sum.median == 4);
+	struct stats_steps none = { 0 };
+	v = stats_steps_longest(&none, &n);
+	CHECK(v && n == 0);
+	free(v);
 }
 
 /* Issue 17 §8: ten autograd nodes all printed as "autograd:…ackward0". */
@@ -202,5 +227,6 @@ int main(void)
 	test_text();
 	test_cut_name();
 	test_steps_summary();
+	test_steps_longest();
 	return unit_done();
 }
