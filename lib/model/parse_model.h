@@ -216,6 +216,8 @@ struct model_proc {
 	const char *cmdline, *exe, *rank;   /* RAW_REC_PROCESS; NULL if none */
 	char comm[RAW_NAME_MAX + 1];
 	uint64_t first_ns, last_ns;
+	uint64_t begin_ns;             /* RAW_REC_PROCESS's: where it read the
+					* recording state; 0 until seen */
 	int recording, seen_recording;
 	int resumed;                   /* switched on since the last boundary */
 	uint64_t step_from, steps, last_step;

@@ -84,6 +84,8 @@ void model_on_process(struct parse_model *m, struct parse_stream *s)
 	struct model_proc *p = s->proc;
 	if (!p)
 		return;
+	if (!p->begin_ns)
+		p->begin_ns = s->ns;
 	p->cmdline = parse_stream_str(s, rp.cmdline_id);
 	p->exe = parse_stream_str(s, rp.exe_id);
 	p->rank = rp.rank_id ? parse_stream_str(s, rp.rank_id) : NULL;

@@ -177,15 +177,25 @@ static void switch_proc(struct parse_model *m, struct model_proc *p, int on, uin
 	settle_rows(m);
 }
 
+/* Whether a process had read the recording state (its agent's start,
+ * its process record) by `ns`: a later one says its own state. Its first
+ * stream may open well after that read (a slow start): by that measure
+ * a switch in between reached no process, and the window it opened was
+ * lost. Without a process record, its first stream's opening. */
+static int proc_begun(const struct model_proc *p, uint64_t ns)
+{
+	return (p->begin_ns ? p->begin_ns : p->first_ns) <= ns;
+}
+
 /* Recording switched on starts the step in progress afresh: what came
  * before it was not recorded. */
 void model_on_recording(struct parse_model *m, struct parse_stream *s)
 {
 	MODEL_PAYLOAD(s, struct raw_recording, rr);
 	int on = rr.on != 0;
-	if (!s->proc) {  /* the launcher's switch: every process */
+	if (!s->proc) {  /* the launcher's switch: every process begun by then */
 		for (size_t i = 0; i < m->nprocs; i++)
-			if (m->procs[i]->first_ns <= s->ns)  /* later ones say their own state */
+			if (proc_begun(m->procs[i], s->ns))
 				switch_proc(m, m->procs[i], on, rr.cause, s->ns);
 		return;
 	}

@@ -544,6 +544,45 @@ static void test_op_at(void)
 	CHECK(model_op_at(&t, 151) == 0 && model_op_at(&t, 200) == -1 && model_op_at(&t, 99) == -1);
 }
 
+/* A process whose agent read the recording state (off: --delay) before
+ * the launcher switched it on, and whose first stream opened only after
+ * (a slow start): the switch is its, and opens its window. Its stream's
+ * opening alone said the process began after the switch, and the window
+ * was lost (seen under TSan on a loaded machine). */
+static void test_switch_before_first_stream(void)
+{
+	const uint64_t MS = 1000000;
+	char *run = rg_tmpdir("slow-start");
+	write_min_info(run);
+	struct raw_writer w;
+	char *d = rg_path(run, "raw/launcher");
+	CHECK(rg_open(&w, d, "switches.raw", 50, 50, RAW_STREAM_LAUNCHER, RAW_CLOCK_MONOTONIC,
+		      "launcher") == 0);
+	rg_recording(&w, B + 1 * MS, 0, RAW_CAUSE_LAUNCHER);
+	rg_recording(&w, B + 20 * MS, 1, RAW_CAUSE_LAUNCHER);
+	rg_recording(&w, B + 90 * MS, 0, RAW_CAUSE_LAUNCHER);
+	raw_writer_close(&w);
+	free(d);
+	while (raw_clock_ns(CLOCK_MONOTONIC) < B + 50 * MS)   /* the stream opens late */
+		usleep(1000);
+	d = rg_path(run, "raw/800.0");
+	CHECK(rg_open(&w, d, "t800.raw", 800, 800, RAW_STREAM_THREAD, RAW_CLOCK_MONOTONIC,
+		      "python") == 0);
+	rg_process(&w, B + 10 * MS, 800, "python slow.py");   /* read: off, no START */
+	rg_step(&w, B + 60 * MS, 1);
+	rg_step(&w, B + 70 * MS, 2);
+	raw_writer_close(&w);
+	free(d);
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK && p.trace && p.r.windows == 1);
+	const cJSON *e = p.trace ? find(p.trace, "X", "Window #1 (launcher)", 0) : NULL;
+	CHECK(e && ns_of(e, "ts") == (int64_t)(20 * MS) && ns_of(e, "dur") == (int64_t)(70 * MS) &&
+	      n_of(e, "pid") == 800);
+	parsed_free(&p);
+	free(run);
+}
+
 int main(void)
 {
 	B = raw_clock_ns(CLOCK_MONOTONIC);
@@ -557,5 +596,6 @@ int main(void)
 	test_damaged_fw();
 	test_op_at();
 	test_ops_at_the_call();
+	test_switch_before_first_stream();
 	return unit_done();
 }
