@@ -56,6 +56,7 @@ struct run {
 	size_t nspans;
 	struct report_device *devs;  /* the devices' capacities, for report.html */
 	size_t ndevs;
+	int64_t nomem_before;        /* allocations failed before the parse (nomem.h) */
 };
 
 int parse_progress_wanted(int is_tty, int quiet, double elapsed_s, double after_s)
@@ -878,7 +879,6 @@ static int say_nomem(const struct run *u, int64_t notes)
 
 static enum parse_status parse(struct run *u)
 {
-	int64_t nomem_before = prof_nomem_count();
 	char *raw = fs_join(u->dir, PROF_RAW_DIR);
 	int rc = !raw ? -ENOMEM : is_dir(raw) ? forget_done(u) : 0;  /* only in what looks like a run */
 	free(raw);
@@ -914,7 +914,7 @@ static enum parse_status parse(struct run *u)
 	}
 	say_unclosed(u);
 	const struct parse_report *r = u->r;
-	int short_of = say_nomem(u, prof_nomem_count() - nomem_before);
+	int short_of = say_nomem(u, prof_nomem_count() - u->nomem_before);
 	st = r->skipped_streams || r->skipped_chunks || r->skipped_bytes || r->bad_records ||
 		r->unnamed_records || short_of ? PARSE_DAMAGED : PARSE_OK;
 	if (u->o->data_simplification && u->info.live == 1)
@@ -931,11 +931,11 @@ static enum parse_status parse(struct run *u)
 static enum parse_status parse_some(const char *run_dir, int64_t rank, const char *out_base,
 				    const struct parse_opts *o, struct parse_report *r)
 {
-	struct run u = { .dir = run_dir, .out_base = out_base, .rank = rank, .o = o, .r = r };
+	struct run u = { .dir = run_dir, .out_base = out_base, .rank = rank, .o = o, .r = r,
+			 .nomem_before = prof_nomem_count() };
 	memset(r, 0, sizeof *r);
-	int64_t nomem_before = prof_nomem_count();
 	enum parse_status st = parse(&u);
-	prof_nomem_said(prof_nomem_count() - nomem_before);   /* said, or why it failed */
+	prof_nomem_said(prof_nomem_count() - u.nomem_before);   /* said, or why it failed */
 	for (size_t i = 0; i < u.nstreams; i++)
 		parse_stream_close(&u.streams[i]);
 	free(u.streams);
