@@ -43,6 +43,7 @@ struct run_ctx {
 	bool have_status;
 	struct linger_state linger; /* what CMD left running once it ended */
 	bool storage_said;    /* the storage limit, reached, was said */
+	bool disk_said;       /* a full filesystem, met, was said */
 	uint64_t delay_end, duration_end;  /* CLOCK_MONOTONIC ns; 0: none */
 	const char *dynamic_dir;
 	struct dyn_watch dyn;

@@ -2,9 +2,9 @@
  * prof run's wait, from the fork to the tree's end: --delay/--duration,
  * the signals passed on (to the processes the terminal cannot reach),
  * what CMD left running once it ended (said, stopped at a Ctrl-C, killed
- * at a second), the storage limit said as it is reached, --dynamic edits
- * and window results polled, and every descendant reaped (prof is a child
- * subreaper).
+ * at a second), the storage limit and a full disk said as they are met,
+ * --dynamic edits and window results polled, and every descendant reaped
+ * (prof is a child subreaper).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -264,6 +264,29 @@ static void run_storage_look(struct run_ctx *r)
 		r->cmd ? r->cmd[0] : "the program");
 }
 
+/* A full filesystem met while the program runs: said at once, for a long
+ * job whose streams stop one by one as each needs room (and again at the
+ * end, with the records lost). */
+static void run_disk_look(struct run_ctx *r)
+{
+	const struct raw_control *c = r->rd.control;
+	if (r->disk_said || !c || (!__atomic_load_n(&c->streams_disk_full, __ATOMIC_RELAXED) &&
+				   !__atomic_load_n(&c->streams_no_space, __ATOMIC_RELAXED)))
+		return;
+	r->disk_said = true;
+	fprintf(stderr, "prof: the filesystem holding %s is full (no space left on device): "
+		"streams stop recording as they need room there, and what they drop is counted "
+		"as lost; free space there now to keep the rest; %s runs on\n", r->rd.path,
+		r->cmd ? r->cmd[0] : "the program");
+}
+
+/* What prof says while the program runs of the recording's room. */
+static void run_room_look(struct run_ctx *r)
+{
+	run_storage_look(r);
+	run_disk_look(r);
+}
+
 void run_loop(struct run_ctx *r)
 {
 	while (!run_reap(r)) {
@@ -280,7 +303,7 @@ void run_loop(struct run_ctx *r)
 			if (sig_is_forwarded(g.signo))
 				run_forward(r, &g);
 		run_linger_look(r, raw_clock_ns(CLOCK_MONOTONIC));
-		run_storage_look(r);
+		run_room_look(r);
 	}
 }
 
@@ -305,5 +328,6 @@ void run_session_loop(struct run_ctx *r)
 		struct sig_got g;
 		while (sig_next(&r->sig, &g) > 0)
 			end |= sig_is_forwarded(g.signo);
+		run_room_look(r);
 	}
 }

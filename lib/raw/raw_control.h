@@ -3,7 +3,7 @@
  * launcher creates and every agent maps. It switches recording on and off
  * across the whole process tree (--delay, --duration) with one load on the
  * agent's hot path and no signal or socket. Agents map it read-write for
- * the counters they share (raw_used_bytes, streams_no_space, execs_apart
+ * the counters they share (raw_used_bytes, streams_no_space, streams_disk_full, execs_apart
  * and the first such exec's name); every other field is written by the
  * launcher alone.
  */
@@ -64,6 +64,10 @@ struct raw_control {
 	uint32_t execs_apart;
 	int32_t exec_apart_pid;
 	char exec_apart_path[96];
+	/* Streams that a full filesystem stopped after they began (their
+	 * header has RAW_FILE_NO_SPACE): each writer adds 1 (atomic) the
+	 * first time, so the launcher says it while the program runs. */
+	uint64_t streams_disk_full;
 };
 
 #endif

@@ -158,12 +158,16 @@ static int grow_chunk(struct raw_writer *w, uint32_t size)
 }
 
 /* True when begin_chunk failed (`rc`); a full filesystem is said in the
- * header so the launcher can name it. */
+ * header so the launcher can name it, and counted once a stream in the
+ * shared count it reads while the program runs. */
 static int no_chunk(struct raw_writer *w, int rc)
 {
-	if (rc == -ENOSPC || rc == -EDQUOT)
-		__atomic_or_fetch(&w->hdr->flags, RAW_FILE_NO_SPACE, __ATOMIC_RELEASE);
-	return rc != 0;
+	if (rc != -ENOSPC && rc != -EDQUOT)
+		return rc != 0;
+	uint32_t was = __atomic_fetch_or(&w->hdr->flags, RAW_FILE_NO_SPACE, __ATOMIC_RELEASE);
+	if (!(was & RAW_FILE_NO_SPACE) && w->disk_full)
+		__atomic_add_fetch(w->disk_full, 1, __ATOMIC_RELAXED);
+	return 1;
 }
 
 static void fill_header(struct raw_writer *w, const struct raw_writer_opts *o)
@@ -207,6 +211,7 @@ int raw_writer_open(struct raw_writer *w, int dirfd, const char *name,
 	w->chunk_size = o->chunk_size ? o->chunk_size : RAW_CHUNK_DEFAULT;
 	w->budget_used = o->budget_used;
 	w->budget_limit = o->budget_limit;
+	w->disk_full = o->disk_full;
 	if (w->chunk_size < RAW_CHUNK_MIN || w->chunk_size > RAW_CHUNK_MAX ||
 	    w->chunk_size % (uint32_t)sysconf(_SC_PAGESIZE))
 		return -EINVAL;

@@ -68,6 +68,7 @@ struct raw_writer {
 	 * or NULL: see raw_writer_opts. Last, away from the fast path's fields. */
 	uint64_t *budget_used;
 	uint64_t budget_limit;
+	uint64_t *disk_full;           /* see raw_writer_opts */
 };
 
 struct raw_writer_opts {
@@ -92,6 +93,12 @@ struct raw_writer_opts {
 	 * own writers): no budget. */
 	uint64_t *budget_used;
 	uint64_t budget_limit;
+	/* Optional: a count shared with other writers (the control page's
+	 * streams_disk_full), added to (atomic) once, when a full filesystem
+	 * first stops this stream, so that the launcher can say so while the
+	 * program runs. NULL: not counted (the header's RAW_FILE_NO_SPACE
+	 * says it all the same). */
+	uint64_t *disk_full;
 };
 
 /* Creates `name` under `dirfd` (O_EXCL, mode 0640) and begins chunk 0.

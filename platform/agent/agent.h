@@ -61,6 +61,7 @@ struct agent {
 	uint64_t *budget_used;
 	uint64_t budget_limit;
 	uint64_t *no_space;          /* the page's streams_no_space; NULL: none */
+	uint64_t *disk_full;         /* the page's streams_disk_full; NULL: none */
 	/* Why this process does not record now: AGENT_OFF_* bits. With the
 	 * launcher's page, the hot path's whole test is two loads. */
 	volatile uint32_t off;
@@ -204,6 +205,12 @@ int agent_proc_dir(void);
  * the image's PROCESS record goes in a thread stream, this thread's when
  * no thread has one yet. */
 int agent_stream_dir(void);
+/* raw_writer_open under `dirfd` with what this process's writers share
+ * (the storage budget, the page's count of streams a full disk stopped)
+ * set in `o`; a stream the disk had no room for is counted in the page's
+ * streams_no_space. */
+int agent_stream_open(struct raw_writer *w, int dirfd, const char *name,
+		      struct raw_writer_opts *o);
 void agent_threads_forget(void);
 /* At process exit: close every thread's stream. async_safe: only the close
  * marks (from _exit, or a signal handler that interrupted prof's work),

@@ -26,10 +26,9 @@ int agent_fw_stream_open(struct raw_writer *w, const char *file, const char *com
 		.clock = RAW_CLOCK_MONOTONIC, .kind = RAW_STREAM_FRAMEWORK,
 		.chunk_size = agent.chunk_size, .pid = agent.pid, .tid = 0,
 		.ppid = (int32_t)getppid(), .comm = comm,
-		.budget_used = agent.budget_used, .budget_limit = agent.budget_limit,
 	};
 	int dirfd = agent_stream_dir();
-	int rc = dirfd < 0 ? -ENOENT : raw_writer_open(w, dirfd, file, &o);
+	int rc = dirfd < 0 ? -ENOENT : agent_stream_open(w, dirfd, file, &o);
 	if (rc) {
 		if (failed)
 			*failed = 1;

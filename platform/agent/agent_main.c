@@ -85,8 +85,10 @@ static void map_control(void)
 	}
 	agent.control = &c->recording;
 	agent.ctl = c;
-	if (prot & PROT_WRITE)
+	if (prot & PROT_WRITE) {
 		agent.no_space = &c->streams_no_space;
+		agent.disk_full = &c->streams_disk_full;
+	}
 	uint64_t budget = __atomic_load_n(&c->raw_budget_bytes, __ATOMIC_ACQUIRE);
 	if (budget && (prot & PROT_WRITE)) {
 		agent.budget_used = &c->raw_used_bytes;
@@ -156,6 +158,18 @@ int agent_proc_dir(void)
 	while ((st = __atomic_load_n(&agent.proc_dir_state, __ATOMIC_ACQUIRE)) == AGENT_DIR_MAKING)
 		sched_yield();   /* another thread makes it: a mkdir and an open */
 	return st == AGENT_DIR_MADE ? agent.proc_dirfd : -1;
+}
+
+int agent_stream_open(struct raw_writer *w, int dirfd, const char *name,
+		      struct raw_writer_opts *o)
+{
+	o->budget_used = agent.budget_used;
+	o->budget_limit = agent.budget_limit;
+	o->disk_full = agent.disk_full;
+	int rc = raw_writer_open(w, dirfd, name, o);
+	if ((rc == -ENOSPC || rc == -EDQUOT) && agent.no_space)
+		__atomic_add_fetch(agent.no_space, 1, __ATOMIC_RELAXED);
+	return rc;
 }
 
 /* Whether before_fork took the agent's locks: not when the forking thread

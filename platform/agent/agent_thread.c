@@ -114,7 +114,6 @@ static int open_stream(struct agent_thread *t, const char *comm)
 		.clock = agent.clock, .kind = RAW_STREAM_THREAD, .chunk_size = agent.chunk_size,
 		.pid = agent.pid, .tid = t->tid, .ppid = (int)getppid(),
 		.tsc_hz = agent.tsc_hz, .comm = comm,
-		.budget_used = agent.budget_used, .budget_limit = agent.budget_limit,
 	};
 	char name[64];
 	int rc = -EEXIST, dirfd = agent_proc_dir();
@@ -125,12 +124,10 @@ static int open_stream(struct agent_thread *t, const char *comm)
 			snprintf(name, sizeof name, "t%d.raw", t->tid);
 		else
 			snprintf(name, sizeof name, "t%d-%d.raw", t->tid, k);
-		rc = raw_writer_open(&t->w, dirfd, name, &o);
+		rc = agent_stream_open(&t->w, dirfd, name, &o);
 	}
 	if (rc)
 		agent_log("thread %d: cannot open its raw stream: %s", t->tid, strerror(-rc));
-	if ((rc == -ENOSPC || rc == -EDQUOT) && agent.no_space)
-		__atomic_add_fetch(agent.no_space, 1, __ATOMIC_RELAXED);
 	return rc;
 }
 

@@ -4,7 +4,8 @@ private mount namespace (`unshare -rm`), most of it taken by a filler file.
 The program records more than fits. Asserted: the program is not killed
 (no SIGBUS from a shared mapping of a hole on a full tmpfs: the agent
 allocates each chunk's blocks before mapping it) and prof mirrors its exit
-status; prof says which filesystem filled and how many records were lost;
+status; prof says, once and while the program still runs, that the
+filesystem filled; at the end, which one and how many records were lost;
 its own parse fails cleanly (the outputs do not fit) and keeps the raw
 data; `prof parse` on a copy elsewhere, and in place once the filler is
 gone, reads every record written, with records recorded + lost equal to
@@ -82,6 +83,13 @@ class FullDisk(ProfTestCase):
         # The program ran to its end: its status, not SIGBUS's 135.
         self.assertEqual(int(self.read("run.rc")), 7, err)
         self.assertNotIn("killed by signal", err)
+        # Said once while the program ran: before its last words.
+        live = "prof: the filesystem holding %s is full (no space left on device): streams " \
+            "stop recording as they need room there, and what they drop is counted as " \
+            "lost; free space there now to keep the rest; %s runs on\n" % (
+                run_dir, workload("tx_killme"))
+        self.assertEqual(err.count(live), 1, err)
+        self.assertLess(err.index(live), err.index("tx_killme fill: exits\n"), err)
         m = re.search(r"prof: the filesystem holding (\S+) is full \(no space left on "
                       r"device\): (\d+) of (\d+) streams stopped recording there, (\d+) "
                       r"records lost", err)

@@ -89,17 +89,31 @@ static void test_blocks_without_fallocate(void)
 }
 
 /* The disk fills after two chunks: the stream stops, the rest is lost
- * and counted, and what was committed reads back whole. */
+ * and counted, and what was committed reads back whole. The shared count
+ * of streams a full disk stopped (the launcher's live word) goes up once
+ * a stream, however many records it then drops: a second stream, opened
+ * on the full disk with room for its header only, makes it 2. */
 static void test_full_disk_without_fallocate(void)
 {
-	struct raw_writer w;
+	struct raw_writer w, w2;
 	char *p = rg_path(dir, "full.raw");
+	uint64_t disk_full = 0;
+	struct raw_writer_opts o = { .kind = RAW_STREAM_THREAD, .chunk_size = CHUNK, .pid = 1,
+				     .tid = 1, .ppid = 1, .comm = "t", .disk_full = &disk_full };
 	space_left = RAW_HEADER_SIZE + 2 * CHUNK;
-	CHECK(rg_open(&w, dir, "full.raw", 1, 1, RAW_STREAM_THREAD, RAW_CLOCK_MONOTONIC, "t") == 0);
+	CHECK(rg_open_opts(&w, dir, "full.raw", &o) == 0);
 	for (int i = 0; i < 3000; i++)
 		rg_mark(&w, 1000 + (uint64_t)i, "m");
 	CHECK(w.broken == 1);
 	CHECK(w.hdr->flags & RAW_FILE_NO_SPACE);
+	CHECK(disk_full == 1);
+	space_left = RAW_HEADER_SIZE;
+	o.tid = 2;
+	CHECK(rg_open_opts(&w2, dir, "full2.raw", &o) == 0);
+	CHECK(w2.broken == 1 && (w2.hdr->flags & RAW_FILE_NO_SPACE));
+	rg_mark(&w2, 1000, "m");
+	CHECK(disk_full == 2);
+	raw_writer_close(&w2);
 	CHECK(no_holes(p));
 	space_left = -1;
 	raw_writer_close(&w);

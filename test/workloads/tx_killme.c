@@ -12,7 +12,9 @@
  *     thread-exit  _exit(9) from a new thread while the spinner records
  *   N = 0: dies at once, before any mark, with no thread started.
  *   HOW "fill": exit(7) once the N marks of every thread are made, with no
- *   spinner, so marks recorded + marks lost = N * (THREADS + 1) exactly.
+ *   spinner, so marks recorded + marks lost = N * (THREADS + 1) exactly;
+ *   first it lives on a second without marking, and says "tx_killme fill:
+ *   exits" on stderr as it ends (what prof says while it runs comes before).
  *
  * tx_killme wait N READY NEED
  *   Marks "main-<k>" N times, then creates the file READY and waits. Each
@@ -139,8 +141,12 @@ static int kill_matrix(int threads)
 			return 1;
 	marks("main", count);
 	wait_for(&done_threads, threads);
-	if (strcmp(how, "fill") == 0)
-		exit(7);   /* no spinner: every mark offered is known */
+	if (strcmp(how, "fill") == 0) {
+		/* no spinner: every mark offered is known */
+		nanosleep(&(struct timespec){ .tv_sec = 1 }, NULL);
+		fputs("tx_killme fill: exits\n", stderr);
+		exit(7);
+	}
 	if (pthread_create(&t, NULL, spinner, NULL) != 0)
 		return 1;
 	wait_for(&spun, 1);

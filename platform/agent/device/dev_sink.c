@@ -44,10 +44,9 @@ static struct raw_writer *sink_writer(void)
 		.clock = RAW_CLOCK_MONOTONIC, .kind = RAW_STREAM_DEVICE,
 		.chunk_size = agent.chunk_size, .pid = agent.pid, .tid = 0,
 		.ppid = (int32_t)getppid(), .comm = "device",
-		.budget_used = agent.budget_used, .budget_limit = agent.budget_limit,
 	};
 	int dirfd = agent_stream_dir();
-	int rc = dirfd < 0 ? -ENOENT : raw_writer_open(&sink.w, dirfd, "dev.raw", &o);
+	int rc = dirfd < 0 ? -ENOENT : agent_stream_open(&sink.w, dirfd, "dev.raw", &o);
 	if (rc) {
 		sink.failed = 1;
 		agent_log("cannot open the device stream: %s; device activity is not recorded",
