@@ -11,7 +11,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +37,24 @@ static void hta_clear(const char *hta)
 		closedir(d);
 }
 
+/* The run's path below the cluster directory (out_dir's parent), where
+ * it was found, up to three levels down (a folder a node): its name alone
+ * would miss those below a folder. Its name when it is not below it. */
+static const char *run_below(const char *out_dir, const char *run)
+{
+	const char *slash = strrchr(out_dir, '/');
+	size_t n = slash ? (size_t)(slash - out_dir) : 0;
+	if (slash && strncmp(run, out_dir, n) == 0 && run[n] == '/')
+		return run + n + 1;
+	slash = strrchr(run, '/');
+	return slash ? slash + 1 : run;
+}
+
 /* One rank's link, to whichever trace its parse wrote; 0 when it has none. */
-static int hta_link(const char *hta, const struct cluster_rank *r)
+static int hta_link(const char *out_dir, const char *hta, const struct cluster_rank *r)
 {
 	static const char *const names[] = { "trace_view.json", "trace_view.json.gz" };
-	char *copy = strdup(r->dir);
-	if (!copy)
-		return -ENOMEM;
-	const char *run = basename(copy);
+	const char *run = run_below(out_dir, r->dir);
 	int rc = 0;
 	for (size_t i = 0; i < 2 && rc == 0; i++) {
 		char target[4096], link[4096], *have = fs_join(r->dir, "PROFILER_OUTPUT");
@@ -62,7 +71,6 @@ static int hta_link(const char *hta, const struct cluster_rank *r)
 		free(file);
 		free(have);
 	}
-	free(copy);
 	return rc;
 }
 
@@ -73,7 +81,7 @@ int cluster_write_hta(const char *out_dir, const struct cluster *c)
 	if (rc == 0)
 		hta_clear(hta);
 	for (size_t i = 0; rc == 0 && i < c->n; i++)
-		rc = hta_link(hta, &c->ranks[i]);
+		rc = hta_link(out_dir, hta, &c->ranks[i]);
 	free(hta);
 	return rc;
 }

@@ -18,9 +18,10 @@ HEADER = ["Step", "Type", "Index", "Computing", "Communication(Not Overlapped)",
 
 
 class Cluster(ProfTestCase):
-    def run_ranks(self, slow_rank, phase, with_rank=True, together=False):
+    def run_ranks(self, slow_rank, phase, with_rank=True, together=False, nodes=False):
         """RANKS runs into one directory, one after another or (together)
-        side by side, as the ranks of one job run."""
+        side by side, as the ranks of one job run; with nodes, two ranks a
+        folder below it (node0/, node1/), as copied from each machine."""
         out = os.path.join(self.tmp, "cluster")
         procs = []
         for r in range(RANKS):
@@ -28,8 +29,9 @@ class Cluster(ProfTestCase):
             env.pop("RANK", None)
             if with_rank:
                 env["RANK"] = str(r)
+            where = os.path.join(out, "node%d" % (r // 2)) if nodes else out
             procs.append(subprocess.Popen(
-                [PROF, "run", "-o", out, "--sampling-interval", "0", "--",
+                [PROF, "run", "-o", where, "--sampling-interval", "0", "--",
                  workload("sim_ranks"), str(STEPS), str(slow_rank), phase],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
             if not together:
@@ -82,6 +84,22 @@ class Cluster(ProfTestCase):
         m = json.load(open(os.path.join(self.out, "cluster_communication_matrix.json")))
         links = m["(0, 1, 2, 3)"]["step1"]["allreduce-total@world"]
         self.assertEqual(sorted(links), ["0-0", "1-1", "2-2", "3-3"])
+
+    def test_ranks_in_node_folders(self):
+        # runs a folder down (a node's prof_data copied in): found, and
+        # hta/'s links reach each rank's own trace
+        self.run_ranks(1, "compute", nodes=True)
+        self.check_rows(self.rows())
+        self.assertEqual(max(self.slow()["slow"], key=lambda v: v["excess_us"])["rank"], 1)
+        cluster = os.path.dirname(self.out)
+        for r in range(RANKS):
+            link = os.path.join(self.out, "hta", "rank-%d.json" % r)
+            self.assertTrue(os.path.islink(link), link)
+            self.assertTrue(os.path.exists(link), "%s -> %s" % (link, os.readlink(link)))
+            run = os.path.dirname(os.path.dirname(os.path.realpath(link)))
+            self.assertEqual(os.path.dirname(run), os.path.join(cluster, "node%d" % (r // 2)))
+            with open(os.path.join(run, "profiler_info.json")) as f:
+                self.assertEqual(json.load(f)["rank"], r)
 
     def test_slow_in_computing(self):
         self.run_ranks(1, "compute")
