@@ -3,6 +3,7 @@
  * from PROFILER_OUTPUT/'s CSVs (lib/stats reads and aggregates; this file
  * prints). Table output fits in 80 columns.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -23,9 +24,10 @@
 #include "table.h"
 
 enum view { V_OVERVIEW, V_STEPS, V_OPS, V_KERNELS, V_API, V_MEMORY, V_RANGES, V_MODULES,
-	    V_FLOPS, V_ALL };
+	    V_FLOPS, V_RANKS, V_ALL };
 static const char *const view_names[] = { "overview", "steps", "ops", "kernels", "api",
-					  "memory", "ranges", "modules", "flops", "all", NULL };
+					  "memory", "ranges", "modules", "flops", "ranks", "all",
+					  NULL };
 static const char *const sort_names[] = { "total", "avg", "max", "min", "count", "self",
 					  NULL };
 static const char *const where_names[] = { "all", "steps", "outside", NULL };
@@ -40,18 +42,25 @@ struct ctx {
 	enum stats_where where;   /* which operators: --where */
 	double peak_tflops;       /* --peak-tflops: the device's peak; 0: not given */
 	struct stats_op_split *split;  /* emit_ops fills it when set (the overview) */
+	/* dir holds several ranks' runs that `prof parse` analysed: their
+	 * ranks are shown (the overview, ranks); one of them, to name */
+	int cluster;
+	const char *a_run;
 	struct tab t;          /* the output: format, unit, width */
 };
 
 static void stats_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: prof stats [options] RUN_DIR\n\n"
+		"usage: prof stats [options] RUN_DIR\n"
+		"       prof stats [--view overview|ranks] [options] CLUSTER_DIR\n\n"
 		"Summary tables of a parsed run, from RUN_DIR/PROFILER_OUTPUT/'s CSVs (run\n"
-		"`prof parse RUN_DIR` first if the run was not parsed).\n\n"
+		"`prof parse RUN_DIR` first if the run was not parsed). A directory of\n"
+		"several ranks' runs that `prof parse CLUSTER_DIR` analysed shows its ranks\n"
+		"(cluster_analysis_output/); name one rank's run for the other views.\n\n"
 		"Options:\n"
 		"  --view VIEW     overview (default), steps, ops, kernels, api, memory,\n"
-		"                  ranges, modules, flops, all\n"
+		"                  ranges, modules, flops, ranks, all\n"
 		"                    overview: steps, step time split, top 5 operators/kernels\n"
 		"                    steps:    one row per step and device (step_trace_time.csv)\n"
 		"                    ops:      operators by name (operator_details.csv)\n"
@@ -68,6 +77,9 @@ static void stats_usage(FILE *out)
 		"                              (with_modules; range_statistic.csv)\n"
 		"                    flops:    FLOPs and TFLOP/s per step (with_flops;\n"
 		"                              operator_details.csv, step_trace_time.csv)\n"
+		"                    ranks:    a multi-rank run's or cluster's ranks: each\n"
+		"                              one's mean step split, the slow ranks\n"
+		"                              (cluster_analysis_output/)\n"
 		"  --peak-tflops X the device's peak TFLOP/s: the flops view adds the\n"
 		"                  model FLOPs utilisation, MFU(%%) = TFLOP/s / X\n"
 		"  --sort KEY      order of ops, kernels and api rows: total (default), avg,\n"
@@ -412,6 +424,116 @@ static int emit_steps(struct ctx *c, const char *key)
 	return 0;
 }
 
+/* ---- ranks: a multi-rank run's or a cluster's (cluster_analysis_output/) ---- */
+
+static const char *const rank_phase_short[CLUSTER_NPHASES] = { "Compute", "Comm", "Free" };
+
+/* The phases `rank` is slow in, as the table's column titles name them. */
+static void rank_slow_in(const struct cluster_slow *s, int rank, char *out, size_t len)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < s->nslow && n < len; i++)
+		if (s->slow[i].rank == rank)
+			n += (size_t)snprintf(out + n, len - n, "%s%s", n ? "," : "",
+					      rank_phase_short[s->slow[i].phase]);
+}
+
+static void ranks_table(struct ctx *c, const char *key, const struct cluster *cl,
+			const struct cluster_slow *s)
+{
+	static const struct field f[] = {
+		{ "Rank", "rank", F_INT, 5 },
+		{ "Steps", "steps", F_INT, 5 },
+		{ "Step", "step", F_TIME, 0 },
+		{ "Compute", "computing", F_TIME, 11 },
+		{ "Comm", "communication_not_overlapped", F_TIME, 10 },
+		{ "Free", "free", F_TIME, 10 },
+		{ "Other", "other", F_TIME, 10 },
+		{ "Slow in", "slow_in", F_STR, 12 },
+		{ "Run", "run", F_STR, -1 },
+	};
+	enum { NF = sizeof f / sizeof f[0] };
+	tab_begin(&c->t, key, "Ranks, their mean step (cluster_analysis_output/)", f, NF);
+	for (size_t i = 0; i < cl->n; i++) {
+		const struct cluster_rank *r = &cl->ranks[i];
+		double m[CLUSTER_MEAN_N];
+		char slow[64];
+		cluster_rank_mean(r, m);
+		rank_slow_in(s, r->rank, slow, sizeof slow);
+		const struct val v[NF] = {
+			{ NULL, r->rank }, { NULL, (double)r->nsteps },
+			{ NULL, m[0] + m[1] + m[2] + m[3] }, { NULL, m[CLUSTER_MEAN_COMPUTING] },
+			{ NULL, m[CLUSTER_MEAN_COMM] }, { NULL, m[CLUSTER_MEAN_FREE] },
+			{ NULL, m[CLUSTER_MEAN_OTHER] }, { slow, 0 }, { r->dir, 0 },
+		};
+		tab_row(&c->t, f, NF, v);
+	}
+	tab_end(&c->t);
+}
+
+/* The slow ranks, by the rule `prof parse` applied (lib/cluster): a table
+ * of their own, not for CSV (one table a view). */
+static void ranks_slow_table(struct ctx *c, const struct cluster_slow *s)
+{
+	static const struct field f[] = {
+		{ "Rank", "rank", F_INT, 5 },
+		{ "Phase", "phase", F_STR, 30 },
+		{ "Its median", "median", F_TIME, 14 },
+		{ "Ranks' median", "ranks_median", F_TIME, 17 },
+		{ "Above(%)", "above_pct", F_PCT, 0 },
+	};
+	enum { NF = sizeof f / sizeof f[0] };
+	char rule[120];
+	snprintf(rule, sizeof rule, "a phase's median step over the ranks' by %.0f%% and %.0f ms",
+		 CLUSTER_SLOW_RATIO * 100, CLUSTER_SLOW_MIN_US / 1000);
+	if (c->t.fmt == FMT_TABLE && !s->nslow) {
+		tab_line(&c->t, "Slow ranks: none (%s)", rule);
+		tab_line(&c->t, "%s", "");
+		return;
+	}
+	char title[160];
+	snprintf(title, sizeof title, "Slow ranks (%s)", rule);
+	tab_begin(&c->t, "slow_ranks", title, f, NF);
+	for (size_t i = 0; i < s->nslow; i++) {
+		const struct cluster_verdict *d = &s->slow[i];
+		const struct val v[NF] = {
+			{ NULL, d->rank }, { cluster_phase_name[d->phase], 0 }, { NULL, d->value },
+			{ NULL, d->median }, { NULL, d->pct >= 0 ? d->pct : NAN },
+		};
+		tab_row(&c->t, f, NF, v);
+	}
+	tab_end(&c->t);
+}
+
+/* The ranks of c->dir's analysis. `quiet`: nothing when there is none
+ * (the overview of a run of one rank). */
+static int emit_ranks(struct ctx *c, const char *key, int quiet)
+{
+	struct cluster cl;
+	struct cluster_slow s = { 0 };
+	int rc = cluster_load(c->dir, &cl);
+	if (rc == -ENOENT) {
+		cluster_free(&cl);
+		if (!quiet)
+			no_data_why(c, key, "Ranks", "no cluster_analysis_output/: a run of one "
+				    "rank");
+		return 0;
+	}
+	char err[600];
+	if (!rc && (rc = cluster_slow_analyse(&cl, &s)) == 0) {
+		ranks_table(c, key, &cl, &s);
+		if (c->t.fmt != FMT_CSV)
+			ranks_slow_table(c, &s);
+	} else {
+		snprintf(err, sizeof err, "%s/%s/cluster_step_trace_time.csv: %s", c->dir,
+			 CLUSTER_OUT_DIR, rc == -EINVAL ? "not a cluster step table" : strerror(-rc));
+	}
+	cluster_slow_free(&s);
+	cluster_free(&cl);
+	return rc ? load_failed(err) : 0;
+}
+
 static const struct field mem_alloc_fields[] = {
 	{ "Name", "name", F_STR, 0 },
 	{ "Device", "device", F_STR, 8 },
@@ -738,43 +860,71 @@ static void overview_op_split(struct ctx *c, const struct stats_op_split *sp)
 	tab_line(&c->t, "%s", "");
 }
 
-/* report.html's findings (findings.json): what stands out and what to
- * try, last in the overview; nothing when the parse wrote no report. */
-static int overview_findings(struct ctx *c)
+static int finding_in(const struct stats_findings *f, const char *rule)
 {
-	struct stats_findings f;
-	char err[512];
-	int rc = stats_load_findings(c->outdir, &f, err, sizeof err);
-	if (rc == STATS_ABSENT)
-		return 0;
-	if (rc)
-		return load_failed(err);
+	for (size_t i = 0; f && i < f->n; i++)
+		if (f->v[i].rule && rule && strcmp(f->v[i].rule, rule) == 0)
+			return 1;
+	return 0;
+}
+
+/* Findings under `title` (`page`: the report.html they come from); in the
+ * table, those whose rule `said` has already are left out, and nothing is
+ * shown when that leaves none. */
+static void findings_part(struct ctx *c, const struct stats_findings *f, const char *key,
+			  const char *title, const char *page, const struct stats_findings *said)
+{
 	if (c->t.fmt == FMT_JSON) {
-		jo_key(&c->t.jo, "findings");
+		jo_key(&c->t.jo, key);
 		jo_arr_begin(&c->t.jo);
-		for (size_t i = 0; i < f.n; i++) {
+		for (size_t i = 0; i < f->n; i++) {
 			jo_obj_begin(&c->t.jo);
-			jo_kstr(&c->t.jo, "rule", f.v[i].rule);
-			jo_kfixed(&c->t.jo, "value", f.v[i].value, 1);
-			jo_kstr(&c->t.jo, "text", f.v[i].text);
-			jo_kstr(&c->t.jo, "advice", f.v[i].advice);
+			jo_kstr(&c->t.jo, "rule", f->v[i].rule);
+			jo_kfixed(&c->t.jo, "value", f->v[i].value, 1);
+			jo_kstr(&c->t.jo, "text", f->v[i].text);
+			jo_kstr(&c->t.jo, "advice", f->v[i].advice);
 			jo_obj_end(&c->t.jo);
 		}
 		jo_arr_end(&c->t.jo);
-	} else if (c->t.fmt == FMT_TABLE) {
-		if (!f.n)
-			tab_line(&c->t, "Findings (report.html): none; no rule fired");
-		else
-			tab_line(&c->t, "Findings (report.html):");
-		for (size_t i = 0; i < f.n; i++) {
-			char text[640];
-			snprintf(text, sizeof text, "%s; try %s", f.v[i].text, f.v[i].advice);
-			tab_para(&c->t, "  ", text);
-		}
-		tab_line(&c->t, "%s", "");
+		return;
 	}
-	stats_findings_free(&f);
-	return 0;
+	size_t n = 0;
+	for (size_t i = 0; i < f->n; i++)
+		n += !finding_in(said, f->v[i].rule);
+	if (c->t.fmt != FMT_TABLE || (said && !n))
+		return;
+	tab_line(&c->t, "%s (%s)%s", title, page, n ? ":" : ": none; no rule fired");
+	for (size_t i = 0; i < f->n; i++) {
+		char text[640];
+		snprintf(text, sizeof text, "%s; try %s", f->v[i].text, f->v[i].advice);
+		if (!finding_in(said, f->v[i].rule))
+			tab_para(&c->t, "  ", text);
+	}
+	tab_line(&c->t, "%s", "");
+}
+
+/* report.html's findings (PROFILER_OUTPUT/findings.json; with
+ * `cluster_only`, none) and, when several ranks were analysed, the
+ * cluster's (cluster_analysis_output/findings.json) that add to them:
+ * what stands out and what to try, last in the overview; nothing when
+ * the parse wrote no report. */
+static int overview_findings(struct ctx *c, int cluster_only)
+{
+	struct stats_findings run = { 0 }, cl = { 0 };
+	char err[512], dir[4200];
+	snprintf(dir, sizeof dir, "%s/%s", c->dir, CLUSTER_OUT_DIR);
+	int rc = cluster_only ? STATS_ABSENT : stats_load_findings(c->outdir, &run, err, sizeof err);
+	if (rc != STATS_ABSENT && rc)
+		return load_failed(err);
+	if (rc == 0)
+		findings_part(c, &run, "findings", "Findings", "report.html", NULL);
+	int crc = c->t.fmt == FMT_CSV ? STATS_ABSENT : stats_load_findings(dir, &cl, err, sizeof err);
+	if (crc == 0)
+		findings_part(c, &cl, "cluster_findings", "Cluster findings",
+			      CLUSTER_OUT_DIR "/report.html", rc == 0 ? &run : NULL);
+	stats_findings_free(&run);
+	stats_findings_free(&cl);
+	return crc != STATS_ABSENT && crc ? load_failed(err) : 0;
 }
 
 /* A process's "no steps were seen" in a run whose other processes
@@ -832,6 +982,7 @@ static int emit_overview(struct ctx *c)
 		overview_text(c, &sum, &rec);
 	}
 	stats_free_recording(&rec);
+	int r0 = c->t.fmt == FMT_CSV ? 0 : emit_ranks(c, "ranks", 1);
 	/* by self time: totals list the wrappers first (aten::conv2d holds
 	 * aten::convolution holds ...); self time is where the time goes */
 	enum stats_sort keep = c->sort;
@@ -845,8 +996,8 @@ static int emit_overview(struct ctx *c)
 	c->sort = STATS_SORT_TOTAL;
 	int r2 = c->t.fmt == FMT_TABLE && !sum.device_rows ? 0 : emit_kernels(c, 5, "top_kernels");
 	c->sort = keep;
-	int r3 = overview_findings(c);
-	return r1 ? r1 : r2 ? r2 : r3;
+	int r3 = overview_findings(c, 0);
+	return r0 ? r0 : r1 ? r1 : r2 ? r2 : r3;
 }
 
 static int emit_op_calls(struct ctx *c)
@@ -988,10 +1139,21 @@ static int stats_args(int argc, char **argv, struct ctx *c)
 	return 0;
 }
 
+/* Whether `dir` has an analysis of several ranks. */
+static int has_cluster_analysis(const char *dir)
+{
+	char p[4200];
+	struct stat sb;
+	snprintf(p, sizeof p, "%s/%s/cluster_step_trace_time.csv", dir, CLUSTER_OUT_DIR);
+	return stat(p, &sb) == 0;
+}
+
 /* DIR holds runs rather than being one (./prof_data after a few `prof
- * run`s): its only run is taken, several are named for the user to pick.
- * 0 with c->dir the run (in `picked`), 1 when DIR holds none, else the
- * exit status. */
+ * run`s, or a cluster's ranks): its only run is taken; several that
+ * `prof parse` analysed as ranks show their ranks (c->cluster) in the
+ * views that have them; else they are named for the user to pick. 0 with
+ * c->dir the run (in `picked`) or the cluster, 1 when DIR holds none,
+ * else the exit status. */
 static int stats_pick_run(struct ctx *c, char *picked, size_t len)
 {
 	char **runs = NULL;
@@ -1000,13 +1162,21 @@ static int stats_pick_run(struct ctx *c, char *picked, size_t len)
 		free(runs);
 		return 1;
 	}
-	int rc = 0;
+	int rc = 0, analysed = n > 1 && has_cluster_analysis(c->dir);
 	if (n == 1) {
 		snprintf(picked, len, "%s", runs[0]);
 		c->dir = picked;
+	} else if (analysed && !c->op &&
+		   (c->view == V_OVERVIEW || c->view == V_RANKS || c->view == V_ALL)) {
+		snprintf(picked, len, "%s", runs[0]);
+		c->a_run = picked;
+		c->cluster = 1;
 	} else {
 		cmd_list_runs(stderr, "prof stats", c->dir, runs, n);
 		fprintf(stderr, "prof diff BASE NEW compares two\n");
+		if (analysed)
+			fprintf(stderr, "`prof stats %s` shows them as the ranks `prof parse` "
+				"analysed\n", c->dir);
 		rc = 2;
 	}
 	cluster_free_runs(runs, n);
@@ -1029,7 +1199,7 @@ static int stats_check_run(struct ctx *c, char *outdir, size_t len, char *picked
 		if (rc == 1)
 			fprintf(stderr, "prof stats: %s: not a run directory (no raw/, no "
 				"PROFILER_OUTPUT/), nor one that holds runs\n", c->dir);
-		if (rc)
+		if (rc || c->cluster)
 			return rc;
 	}
 	snprintf(outdir, len, "%s/PROFILER_OUTPUT", c->dir);
@@ -1043,9 +1213,29 @@ static int stats_check_run(struct ctx *c, char *outdir, size_t len, char *picked
 	return 0;
 }
 
+/* A cluster's overview: its ranks, the slow ones, its findings, and how
+ * to see one rank's. */
+static int emit_cluster(struct ctx *c)
+{
+	if (c->t.fmt == FMT_TABLE && c->view != V_RANKS) {
+		tab_line(&c->t, "Cluster: %s", c->dir);
+		tab_line(&c->t, "%s", "");
+	}
+	int rc = emit_ranks(c, "ranks", 0);
+	if (rc || c->view == V_RANKS || c->t.fmt == FMT_CSV)
+		return rc;
+	rc = overview_findings(c, 1);
+	if (!rc && c->t.fmt == FMT_TABLE)
+		tab_para(&c->t, "One rank's views: ", "name its run (`--view ranks --format csv` "
+			 "lists each rank's)");
+	return rc;
+}
+
 static int stats_emit_views(struct ctx *c)
 {
 	int rc = 0, all = c->view == V_ALL;
+	if (c->cluster)
+		return emit_cluster(c);
 	if (c->op)
 		return emit_op_calls(c);
 	if (!rc && (all || c->view == V_OVERVIEW))
@@ -1066,6 +1256,8 @@ static int stats_emit_views(struct ctx *c)
 		rc = emit_ranges(c, c->top, "modules", 1);
 	if (!rc && (all || c->view == V_FLOPS))
 		rc = emit_flops(c, "flops");
+	if (!rc && (all || c->view == V_RANKS))
+		rc = emit_ranks(c, "ranks", all);
 	return rc;
 }
 

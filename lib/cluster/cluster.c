@@ -18,8 +18,8 @@
 #include "common/num.h"
 #include "outputs/out_file.h"
 #include "ingest/parse_info.h"
+#include "stats/stats.h"
 
-#define OUT_NAME "cluster_analysis_output"
 
 static const char STEP_HEADER[] =
 	"Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,"
@@ -65,7 +65,7 @@ static void find_in(const char *dir, int depth, struct runs *r)
 		return;
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.' || strcmp(e->d_name, OUT_NAME) == 0)
+		if (e->d_name[0] == '.' || strcmp(e->d_name, CLUSTER_OUT_DIR) == 0)
 			continue;
 		char *p = fs_join(dir, e->d_name);
 		if (!p) {
@@ -173,6 +173,13 @@ static int cmp_step(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int cmp_rank(const void *a, const void *b)
+{
+	int x = ((const struct cluster_rank *)a)->rank;
+	int y = ((const struct cluster_rank *)b)->rank;
+	return (x > y) - (x < y);
+}
+
 int cluster_read_step_csv(const char *text, struct cluster_rank *r)
 {
 	/* Ascend's columns, then what prof appends (Rank, Pid): ignored here,
@@ -275,6 +282,86 @@ int cluster_write_step_trace(const char *out_dir, const struct cluster *c)
 	return out_file_commit(&of, csv_finish(&csv));
 }
 
+/* The rank of `c` numbered `rank`, added (without steps) when new; NULL
+ * when memory ran out. */
+static struct cluster_rank *rank_of(struct cluster *c, int rank, size_t *cap)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->ranks[i].rank == rank)
+			return &c->ranks[i];
+	if (c->n == *cap) {
+		size_t n = *cap ? *cap * 2 : 8;
+		struct cluster_rank *v = realloc(c->ranks, n * sizeof *v);
+		if (!v)
+			return NULL;
+		c->ranks = v;
+		*cap = n;
+	}
+	c->ranks[c->n] = (struct cluster_rank){ .rank = rank };
+	return &c->ranks[c->n++];
+}
+
+static int rank_add_step(struct cluster_rank *r, const struct cluster_step *s)
+{
+	/* room for 8, then doubled: full at 8, 16, 32... (none kept apart) */
+	if (r->nsteps == 0 || (r->nsteps >= 8 && (r->nsteps & (r->nsteps - 1)) == 0)) {
+		size_t cap = r->nsteps ? r->nsteps * 2 : 8;
+		struct cluster_step *v = realloc(r->steps, cap * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		r->steps = v;
+	}
+	r->steps[r->nsteps++] = *s;
+	return 0;
+}
+
+/* One row of cluster_step_trace_time.csv: "STEP,rank,INDEX,v..." (STEP
+ * empty: the run had no step). 1 for a row read, 0 for one that is not
+ * a rank's (skipped). */
+static int read_cluster_row(const char *p, size_t l, int *rank, struct cluster_step *s)
+{
+	const char *comma = memchr(p, ',', l);
+	if (!comma || (size_t)(comma - p) + 6 > l || memcmp(comma, ",rank,", 6) != 0)
+		return 0;
+	double f[CLUSTER_NCOLS + 1];
+	const char *rest = comma + 6;
+	if (split_nums(rest, l - (size_t)(rest - p), f, CLUSTER_NCOLS + 1) != CLUSTER_NCOLS + 1 ||
+	    f[0] < 0 || f[0] > 0x7fffffff)
+		return 0;
+	char *e;
+	s->step = comma == p ? -1 : strtoll(p, &e, 10);
+	if (comma != p && e != comma)
+		return 0;
+	*rank = (int)f[0];
+	memcpy(s->v, f + 1, sizeof s->v);
+	return 1;
+}
+
+int cluster_read_cluster_csv(const char *text, struct cluster *c)
+{
+	size_t hl = strcspn(text, "\r\n"), sl = sizeof CLUSTER_HEADER - 1, cap = 0;
+	if (hl != sl || memcmp(text, CLUSTER_HEADER, sl) != 0)
+		return -EINVAL;
+	for (const char *p = text + hl; *p;) {
+		p += strspn(p, "\r\n");
+		size_t l = strcspn(p, "\r\n");
+		struct cluster_step s;
+		struct cluster_rank *r;
+		int rank;
+		if (l && read_cluster_row(p, l, &rank, &s) &&
+		    (!(r = rank_of(c, rank, &cap)) || rank_add_step(r, &s)))
+			return -ENOMEM;
+		p += l;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		if (c->ranks[i].nsteps > 1)
+			qsort(c->ranks[i].steps, c->ranks[i].nsteps, sizeof *c->ranks[i].steps,
+			      cmp_step);
+	if (c->n > 1)
+		qsort(c->ranks, c->n, sizeof *c->ranks, cmp_rank);
+	return 0;
+}
+
 void cluster_free(struct cluster *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
@@ -343,13 +430,6 @@ static void parse_all(char **runs, size_t n, int jobs, const struct parse_opts *
 			}
 	}
 	free(pids);
-}
-
-static int cmp_rank(const void *a, const void *b)
-{
-	int x = ((const struct cluster_rank *)a)->rank;
-	int y = ((const struct cluster_rank *)b)->rank;
-	return (x > y) - (x < y);
 }
 
 /* The runs' step tables, ranks assigned: profiler_info.json's, else the
@@ -495,7 +575,7 @@ enum parse_status cluster_parse_with(const char *dir, char **runs, size_t nruns,
 	enum parse_status res = parse_runs(runs, nruns, jobs, o, done, parse, st, &ok);
 	struct cluster c = { 0 };
 	struct cluster_slow s = { 0 };
-	char *out = fs_join(dir, OUT_NAME);
+	char *out = fs_join(dir, CLUSTER_OUT_DIR);
 	int rc = -ENOMEM;
 	if (ok && out && gather(runs, nruns, st, o, &c) == 0 &&
 	    (rc = fs_mkdir_p(out)) == 0 &&
@@ -505,10 +585,13 @@ enum parse_status cluster_parse_with(const char *dir, char **runs, size_t nruns,
 	    (rc = cluster_slow_analyse(&c, &s)) == 0)
 		rc = cluster_write_slow(out, &c, &s);
 	if (!rc && out) {   /* a page that could not be written is said; the analysis stands */
-		char *page = fs_join(out, "report.html");
-		if (page)
-			unlink(page);
-		free(page);
+		static const char *const earlier[] = { "report.html", STATS_FINDINGS_FILE };
+		for (size_t i = 0; i < 2; i++) {
+			char *page = fs_join(out, earlier[i]);
+			if (page)
+				unlink(page);
+			free(page);
+		}
 		if (!o->no_report)
 			cluster_write_report(out, &c, &s, o->log);
 	}

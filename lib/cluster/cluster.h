@@ -14,6 +14,10 @@
 
 #include "pipeline/parse.h"
 
+/* Where `prof parse` writes the analysis, in the cluster (or multi-rank
+ * run) directory. */
+#define CLUSTER_OUT_DIR "cluster_analysis_output"
+
 /* The step_trace_time.csv columns after Device_id and Step, in order. */
 enum {
 	CLUSTER_COMPUTING, CLUSTER_COMM_NOT_OVERLAPPED, CLUSTER_OVERLAPPED,
@@ -62,6 +66,18 @@ int cluster_read_step_csv(const char *text, struct cluster_rank *r);
 
 /* Writes cluster_step_trace_time.csv into out_dir. 0 or -errno. */
 int cluster_write_step_trace(const char *out_dir, const struct cluster *c);
+/* Reads its text back into c (empty on entry): the ranks with their steps,
+ * sorted, no run directory. 0, -EINVAL when the header is not the file's,
+ * -ENOMEM (c holds what was read; cluster_free it either way). Rows that
+ * are not a rank's are skipped. */
+int cluster_read_cluster_csv(const char *text, struct cluster *c);
+
+/* DIR/cluster_analysis_output/ read back into c: the ranks and steps of
+ * its cluster_step_trace_time.csv, each rank's run directory (DIR/...)
+ * from its hta/ link, NULL where there is none. 0; -ENOENT when DIR has
+ * no analysis; -EINVAL when the file is not that CSV; another -errno.
+ * cluster_free(c) in every case. */
+int cluster_load(const char *dir, struct cluster *c);
 
 /* The slow-rank rule: a rank is slow in a phase when its typical step (the
  * median over its steps) exceeds the median of the ranks' typical steps by
@@ -92,13 +108,20 @@ struct cluster_slow {
 };
 
 int cluster_slow_analyse(const struct cluster *c, struct cluster_slow *s);
+/* A rank's mean step (µs) in out[CLUSTER_MEAN_*]: Computing,
+ * Communication(Not Overlapped), Free, and Other (the rest of Preparing +
+ * Stage + Bubble); all 0 for a rank without steps. */
+enum { CLUSTER_MEAN_COMPUTING, CLUSTER_MEAN_COMM, CLUSTER_MEAN_FREE, CLUSTER_MEAN_OTHER,
+       CLUSTER_MEAN_N };
+void cluster_rank_mean(const struct cluster_rank *r, double out[CLUSTER_MEAN_N]);
 void cluster_slow_free(struct cluster_slow *s);
 /* Writes cluster_slow_rank.txt and cluster_slow_rank.json. 0 or -errno. */
 int cluster_write_slow(const char *out_dir, const struct cluster *c,
 		       const struct cluster_slow *s);
 
 /* out_dir/report.html: each rank's mean step with the slow ranks marked,
- * and the findings (lib/report). 0 or -errno (said on log). */
+ * and the findings (lib/report), also as out_dir/findings.json. 0 or
+ * -errno (said on log). */
 int cluster_write_report(const char *out_dir, const struct cluster *c,
 			 const struct cluster_slow *s, FILE *log);
 

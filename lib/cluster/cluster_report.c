@@ -1,6 +1,6 @@
 /* cluster_analysis_output/report.html: each rank's typical step as
  * step_trace_time.csv splits it, the slow ranks marked, and the findings
- * of the whole cluster (report_rules.c). */
+ * of the whole cluster (report_rules.c), which findings.json holds too. */
 #include "cluster/cluster.h"
 
 #include <math.h>
@@ -9,25 +9,6 @@
 
 #include "common/num.h"
 #include "report/report.h"
-
-/* A rank's mean step: Computing, Communication(Not Overlapped), Free,
- * Other (the rest of Preparing + Stage + Bubble). */
-static void rank_mean(const struct cluster_rank *r, double out[4])
-{
-	out[0] = out[1] = out[2] = out[3] = 0;
-	for (size_t i = 0; i < r->nsteps; i++) {
-		const double *v = r->steps[i].v;
-		double total = v[CLUSTER_PREPARING] + v[CLUSTER_STAGE] + v[CLUSTER_BUBBLE];
-		double other = total - v[CLUSTER_COMPUTING] - v[CLUSTER_COMM_NOT_OVERLAPPED] -
-			       v[CLUSTER_FREE];
-		out[0] += v[CLUSTER_COMPUTING];
-		out[1] += v[CLUSTER_COMM_NOT_OVERLAPPED];
-		out[2] += v[CLUSTER_FREE];
-		out[3] += other > 0 ? other : 0;
-	}
-	for (int k = 0; k < 4 && r->nsteps; k++)
-		out[k] /= (double)r->nsteps;
-}
 
 /* The slow rank's fact: the largest excess in a phase, as a share of the
  * ranks' median step (v: the ranks' mean phases in ms, as charted). Not
@@ -91,7 +72,7 @@ int cluster_write_report(const char *out_dir, const struct cluster *c,
 	f.device_us = f.free_us = f.comm_exposed_us = 0;
 	for (size_t i = 0; i < c->n; i++) {
 		double m[4];
-		rank_mean(&c->ranks[i], m);
+		cluster_rank_mean(&c->ranks[i], m);
 		for (int k = 0; k < 4; k++)
 			v[k * n + i] = m[k] / 1000;
 		f.device_us += m[0] + m[1] + m[2] + m[3];
@@ -120,6 +101,8 @@ int cluster_write_report(const char *out_dir, const struct cluster *c,
 	slow_table(&sb, s);
 	report_html_end(&sb);
 	int rc = report_html_save(&sb, out_dir, log);
+	int frc = report_findings_save(out_dir, found, nf, log);   /* for prof stats */
+	rc = rc ? rc : frc;
 	sb_free(&sb);
 	free(v); free(lab); free(labels); free(mark);
 	return rc;

@@ -304,3 +304,21 @@ int cluster_write_slow(const char *out_dir, const struct cluster *c,
 	sb_free(&sb);
 	return rc;
 }
+
+void cluster_rank_mean(const struct cluster_rank *r, double out[CLUSTER_MEAN_N])
+{
+	for (int k = 0; k < CLUSTER_MEAN_N; k++)
+		out[k] = 0;
+	for (size_t i = 0; i < r->nsteps; i++) {
+		const double *v = r->steps[i].v;
+		double total = v[CLUSTER_PREPARING] + v[CLUSTER_STAGE] + v[CLUSTER_BUBBLE];
+		double other = total - v[CLUSTER_COMPUTING] - v[CLUSTER_COMM_NOT_OVERLAPPED] -
+			       v[CLUSTER_FREE];
+		out[CLUSTER_MEAN_COMPUTING] += v[CLUSTER_COMPUTING];
+		out[CLUSTER_MEAN_COMM] += v[CLUSTER_COMM_NOT_OVERLAPPED];
+		out[CLUSTER_MEAN_FREE] += v[CLUSTER_FREE];
+		out[CLUSTER_MEAN_OTHER] += other > 0 ? other : 0;
+	}
+	for (int k = 0; k < CLUSTER_MEAN_N && r->nsteps; k++)
+		out[k] /= (double)r->nsteps;
+}

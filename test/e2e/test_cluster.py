@@ -100,6 +100,49 @@ class Cluster(ProfTestCase):
             self.assertEqual(os.path.dirname(run), os.path.join(cluster, "node%d" % (r // 2)))
             with open(os.path.join(run, "profiler_info.json")) as f:
                 self.assertEqual(json.load(f)["rank"], r)
+        self.check_stats(cluster, slow_rank=1, phase="Computing")
+
+    def stats(self, *args, rc=0):
+        p = subprocess.run([PROF, "stats", *args], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, rc, p.stdout + p.stderr)
+        return p
+
+    def check_stats(self, cluster, slow_rank, phase):
+        """prof stats on the cluster directory: the ranks prof parse analysed,
+        each one's mean step and run, the slow one, the cluster's findings."""
+        out = self.stats(cluster).stdout
+        self.assertTrue(all(len(ln) <= 80 for ln in out.splitlines()), out)
+        first = out.splitlines()[0]   # cut in its middle to 80 columns
+        self.assertTrue(first.startswith("Cluster: /") and first.endswith("/cluster"), first)
+        for r in range(RANKS):
+            self.assertRegex(out, r"\n +%d +%d +[0-9.]+ " % (r, STEPS))
+        short = {"Computing": "Compute", "Free": "Free"}[phase]
+        self.assertRegex(out, r"\n +%d +%d +[0-9. ]+%s\n" % (slow_rank, STEPS, short))
+        self.assertRegex(out, r"Slow ranks \(.*\)\n.*\n-+\n +%d %s " % (slow_rank, phase))
+        self.assertIn("Cluster findings (cluster_analysis_output/report.html):", out)
+        self.assertIn("Rank %d is " % slow_rank, out)
+        self.assertIn("One rank's views: name its run (`--view ranks --format csv` lists "
+                      "each rank's)", " ".join(out.split()))
+        j = json.loads(self.stats("--format", "json", cluster).stdout)
+        self.assertEqual([x["rank"] for x in j["ranks"]], list(range(RANKS)))
+        for x in j["ranks"]:
+            self.assertEqual(x["steps"], STEPS)
+            parts = x["computing"] + x["communication_not_overlapped"] + x["free"] + x["other"]
+            self.assertAlmostEqual(x["step"], parts, delta=0.01)
+            with open(os.path.join(x["run"], "profiler_info.json")) as f:
+                self.assertEqual(json.load(f)["rank"], x["rank"])
+        worst = max(j["slow_ranks"], key=lambda v: v["median"] - v["ranks_median"])
+        self.assertEqual((worst["rank"], worst["phase"]), (slow_rank, phase), j)
+        self.assertIn("slow_rank", [f["rule"] for f in j["cluster_findings"]])
+        rows = self.stats("--view", "ranks", "--format", "csv", cluster).stdout.splitlines()
+        self.assertEqual(rows[0], "Rank,Steps,Step(ms),Compute(ms),Comm(ms),Free(ms),"
+                         "Other(ms),Slow in,Run")
+        self.assertEqual(len(rows), 1 + RANKS)
+        # a view of one run's: which run is for the user to say
+        p = self.stats("--view", "ops", cluster, rc=2)
+        self.assertIn("holds %d runs; name one" % RANKS, p.stderr)
+        self.assertIn("`prof stats %s` shows them as the ranks `prof parse` analysed"
+                      % cluster, p.stderr)
 
     def test_slow_in_computing(self):
         self.run_ranks(1, "compute")

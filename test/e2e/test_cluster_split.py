@@ -80,6 +80,16 @@ class ClusterSplit(ProfTestCase):
         st = subprocess.run([PROF, "stats", "--view", "steps", "--format", "csv", run_dir],
                             capture_output=True, text=True, timeout=60)
         self.assertTrue(st.stdout.startswith("Step,Rank,Dev,"), st.stdout[:200])
+        # the overview shows the ranks the parse analysed, each with its rank_<r>/
+        st = subprocess.run([PROF, "stats", run_dir], capture_output=True, text=True,
+                            timeout=60)
+        self.assertIn("Ranks, their mean step (cluster_analysis_output/)", st.stdout)
+        self.assertRegex(st.stdout, r"\n +2 +%d +[0-9. ]+Free\n" % STEPS)
+        j = json.loads(subprocess.run([PROF, "stats", "--format", "json", run_dir],
+                                      capture_output=True, text=True, timeout=60).stdout)
+        self.assertEqual([(x["rank"], x["run"]) for x in j["ranks"]],
+                         [(r, os.path.join(run_dir, "rank_%d" % r)) for r in range(RANKS)])
+        self.assertIn((2, "Free"), [(v["rank"], v["phase"]) for v in j["slow_ranks"]])
         # quiet means quiet, and a run prof did not finish is said once, not once a rank
         info = os.path.join(run_dir, "profiler_info.json")
         data = json.load(open(info))

@@ -68,6 +68,7 @@ class HostSteps(StatsCase):
         # the overview's operators by self time (totals list the wrappers first);
         # no device: no Device column, no device task section
         self.assertIn("Operators by self time", out)
+        self.assertNotIn("Ranks", out)   # a run of one rank: no ranks part
         self.assertNotIn("Device(ms)", out)
         self.assertNotIn("Device tasks", out)
         # report.html's findings (findings.json): none fire on this run
@@ -131,6 +132,12 @@ class HostSteps(StatsCase):
         self.assertIn("Steps: no data (file absent", out)
         j = json.loads(self.ok(self.run.run_dir, "--view", "all", "--format", "json"))
         self.assertIsNone(j["api"])
+        self.assertNotIn("ranks", j)   # "all" leaves out what a run of one rank lacks
+        # asked for: said
+        self.assertIn("Ranks: no data (no cluster_analysis_output/: a run of one rank)",
+                      self.ok(self.run.run_dir, "--view", "ranks"))
+        j = json.loads(self.ok(self.run.run_dir, "--view", "ranks", "--format", "json"))
+        self.assertIsNone(j["ranks"])
 
     def test_a_directory_of_runs(self):
         # ./prof_data after a few runs: the one run is taken, several named
@@ -144,6 +151,7 @@ class HostSteps(StatsCase):
         self.assertIn("%s holds 2 runs; name one (oldest first):" % holder, p.stderr)
         self.assertIn("  %s   (the newest)" % again.run_dir, p.stderr)
         self.assertIn("  %s\n" % self.run.run_dir, p.stderr)
+        self.assertNotIn("as the ranks", p.stderr)   # no analysis of ranks to offer
         empty = os.path.join(self.tmp, "empty")
         os.mkdir(empty)
         p = stats(empty)
@@ -237,6 +245,7 @@ class Operators(StatsCase):
         self.assertEqual(selfs, sorted(selfs, reverse=True))
         out = self.ok(self.run.run_dir, "--view", "ops", "--sort", "self")
         self.assertIn("Operators by self time", out)
+        self.assertNotIn("Ranks", out)   # a run of one rank: no ranks part
         self.assertNotIn("Device(ms)", out)   # a CPU-only run: no column of zeros
 
     def test_op_calls(self):

@@ -1,5 +1,8 @@
 /* Cluster analysis on constructed per-rank step_trace_time.csv: reading,
- * cluster_step_trace_time.csv, and the slow-rank rule exactly. */
+ * cluster_step_trace_time.csv (and reading it back), and the slow-rank
+ * rule exactly. */
+#define _GNU_SOURCE   /* nftw, for rawgen.h's tmpdir */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -7,6 +10,7 @@
 #include "cluster/cluster.h"
 #include "common/fsutil.h"
 #include "unit.h"
+#include "unit/rawgen.h"
 
 #define HEADER_NOLF "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped," \
 	"Communication,Free,Stage,Bubble,Communication(Not Overlapped and Exclude Receive)," \
@@ -193,6 +197,63 @@ static void test_one_long_step(void)
 	cluster_free(&c);
 }
 
+/* cluster_step_trace_time.csv and hta/ read back as they were written,
+ * runs a folder down (a node's) included; rows not a rank's skipped. */
+static void test_load_back(void)
+{
+	char *dir = rg_tmpdir("test_cluster_load"), *out = fs_join(dir, "cluster_analysis_output");
+	struct cluster c = { 0 };
+	add_rank(&c, 5, csv_for(2, 1000, 20, 3));
+	add_rank(&c, 1, csv_for(3, 2000, 10, 4));
+	for (int i = 0; i < 2; i++) {
+		char rel[32];
+		snprintf(rel, sizeof rel, "node%d/r%d_prof", i, i);
+		free(c.ranks[i].dir);
+		c.ranks[i].dir = fs_join(dir, rel);
+		char *po = fs_join(c.ranks[i].dir, "PROFILER_OUTPUT");
+		char *t = po ? fs_join(po, "trace_view.json") : NULL;
+		CHECK(t && fs_mkdir_p(po) == 0 && fs_write_atomic(t, "{}", 2) == 0);
+		free(t);
+		free(po);
+	}
+	CHECK(fs_mkdir_p(out) == 0);
+	CHECK(cluster_write_step_trace(out, &c) == 0);
+	CHECK(cluster_write_hta(out, &c) == 0);
+	struct cluster back;
+	CHECK(cluster_load(dir, &back) == 0);
+	CHECK(back.n == 2 && back.ranks[0].rank == 1 && back.ranks[1].rank == 5);
+	for (size_t i = 0; i < back.n; i++) {
+		const struct cluster_rank *w = &c.ranks[1 - i], *r = &back.ranks[i];
+		CHECK(r->dir && strcmp(r->dir, w->dir) == 0);
+		CHECK(r->nsteps == w->nsteps);
+		for (size_t k = 0; k < r->nsteps && k < w->nsteps; k++)
+			CHECK(r->steps[k].step == w->steps[k].step &&
+			      memcmp(r->steps[k].v, w->steps[k].v, sizeof r->steps[k].v) == 0);
+	}
+	cluster_free(&back);
+	cluster_free(&c);
+	char *nodir = fs_join(dir, "node0");
+	CHECK(cluster_load(nodir, &back) == -ENOENT && back.n == 0);
+	free(nodir);
+	rg_rmrf(dir);
+	free(out);
+	free(dir);
+	/* a step-less row, other rows skipped, a bad header */
+	static const char rows[] = "Step,Type,Index,Computing,Communication(Not Overlapped),"
+		"Overlapped,Communication,Free,Stage,Bubble,Communication(Not Overlapped and "
+		"Exclude Receive),Preparing\n"
+		",rank,2,1.000,0.000,0.000,0.000,2.000,3.000,0.000,0.000,0.000\n"
+		"1,stage,0,1.000,0.000,0.000,0.000,2.000,3.000,0.000,0.000,0.000\n"
+		"1,rank,x,1.000,0.000,0.000,0.000,2.000,3.000,0.000,0.000,0.000\n"
+		"1,rank,3,1.000\n";
+	CHECK(cluster_read_cluster_csv(rows, &back) == 0);
+	CHECK(back.n == 1 && back.ranks[0].rank == 2 && back.ranks[0].nsteps == 1 &&
+	      back.ranks[0].steps[0].step == -1 && back.ranks[0].steps[0].v[CLUSTER_STAGE] == 3.0);
+	cluster_free(&back);
+	CHECK(cluster_read_cluster_csv(HEADER, &back) == -EINVAL && back.n == 0);
+	cluster_free(&back);
+}
+
 int main(void)
 {
 	test_one_long_step();
@@ -200,5 +261,6 @@ int main(void)
 	test_slow_free();
 	test_no_slow();
 	test_ties();
+	test_load_back();
 	return unit_done();
 }
