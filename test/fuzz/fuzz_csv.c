@@ -1,8 +1,9 @@
 /*
  * libFuzzer harness for the CSV readers of prof's own outputs, which users
  * may edit or truncate: prof stats' table reader (lib/stats/csv_read.h)
- * and the cluster analysis' step_trace_time.csv reader. Every cell of a
- * parsed table is read back; a table's shape must hold.
+ * and the cluster analysis' step_trace_time.csv and (read back by prof
+ * stats) cluster_step_trace_time.csv readers. Every cell of a parsed
+ * table is read back; a table's shape must hold.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,6 +45,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (r.steps[i - 1].step > r.steps[i].step)
 				__builtin_trap();   /* sorted by step */
 	free(r.steps);
+	struct cluster c = { 0 };
+	if (cluster_read_cluster_csv(text, &c) == 0)
+		for (size_t i = 0; i < c.n; i++)
+			for (size_t k = 0; k < c.ranks[i].nsteps; k++)
+				if ((i && c.ranks[i - 1].rank >= c.ranks[i].rank) ||
+				    (k && c.ranks[i].steps[k - 1].step > c.ranks[i].steps[k].step))
+					__builtin_trap();   /* ranks unique and sorted, steps sorted */
+	cluster_free(&c);
 	free(text);
 	return 0;
 }
