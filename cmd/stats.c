@@ -1256,8 +1256,8 @@ static int stats_emit_views(struct ctx *c)
 		rc = emit_ranges(c, c->top, "modules", 1);
 	if (!rc && (all || c->view == V_FLOPS))
 		rc = emit_flops(c, "flops");
-	if (!rc && (all || c->view == V_RANKS))
-		rc = emit_ranks(c, "ranks", all);
+	if (!rc && c->view == V_RANKS)   /* all: the overview has them */
+		rc = emit_ranks(c, "ranks", 0);
 	return rc;
 }
 

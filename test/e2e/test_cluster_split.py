@@ -90,6 +90,12 @@ class ClusterSplit(ProfTestCase):
         self.assertEqual([(x["rank"], x["run"]) for x in j["ranks"]],
                          [(r, os.path.join(run_dir, "rank_%d" % r)) for r in range(RANKS)])
         self.assertIn((2, "Free"), [(v["rank"], v["phase"]) for v in j["slow_ranks"]])
+        # every view: the ranks once (a JSON key is said once)
+        text = subprocess.run([PROF, "stats", "--view", "all", "--format", "json", run_dir],
+                              capture_output=True, text=True, timeout=60).stdout
+        keys = json.loads(text, object_pairs_hook=lambda kv: [k for k, _ in kv])
+        self.assertEqual(keys.count("ranks"), 1, keys)
+        self.assertEqual(keys.count("slow_ranks"), 1, keys)
         # quiet means quiet, and a run prof did not finish is said once, not once a rank
         info = os.path.join(run_dir, "profiler_info.json")
         data = json.load(open(info))
