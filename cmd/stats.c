@@ -521,6 +521,11 @@ static int emit_ranks(struct ctx *c, const char *key, int quiet)
 		return 0;
 	}
 	char err[600];
+	if (!rc && cl.skipped_rows)   /* said, as a damaged run CSV is: not left out silently */
+		fprintf(stderr, "prof stats: %s/%s/cluster_step_trace_time.csv: %zu row%s skipped "
+			"(not a rank's step: edited or cut short?); run `prof parse %s` again to "
+			"rewrite it\n", c->dir, CLUSTER_OUT_DIR, cl.skipped_rows,
+			cl.skipped_rows == 1 ? "" : "s", c->dir);
 	if (!rc && (rc = cluster_slow_analyse(&cl, &s)) == 0) {
 		ranks_table(c, key, &cl, &s);
 		if (c->t.fmt != FMT_CSV)

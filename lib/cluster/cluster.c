@@ -317,7 +317,7 @@ static int rank_add_step(struct cluster_rank *r, const struct cluster_step *s)
 
 /* One row of cluster_step_trace_time.csv: "STEP,rank,INDEX,v..." (STEP
  * empty: the run had no step). 1 for a row read, 0 for one that is not
- * a rank's (skipped). */
+ * a rank's step (edited, cut short). */
 static int read_cluster_row(const char *p, size_t l, int *rank, struct cluster_step *s)
 {
 	const char *comma = memchr(p, ',', l);
@@ -348,8 +348,9 @@ int cluster_read_cluster_csv(const char *text, struct cluster *c)
 		struct cluster_step s;
 		struct cluster_rank *r;
 		int rank;
-		if (l && read_cluster_row(p, l, &rank, &s) &&
-		    (!(r = rank_of(c, rank, &cap)) || rank_add_step(r, &s)))
+		if (l && !read_cluster_row(p, l, &rank, &s))
+			c->skipped_rows++;
+		else if (l && (!(r = rank_of(c, rank, &cap)) || rank_add_step(r, &s)))
 			return -ENOMEM;
 		p += l;
 	}
@@ -370,7 +371,7 @@ void cluster_free(struct cluster *c)
 	}
 	free(c->ranks);
 	c->ranks = NULL;
-	c->n = 0;
+	c->n = c->skipped_rows = 0;
 }
 
 /* Parses the runs, at most `jobs` worker processes at a time; st[i] gets

@@ -40,6 +40,7 @@ struct cluster_rank {
 struct cluster {
 	struct cluster_rank *ranks;   /* sorted by rank */
 	size_t n;
+	size_t skipped_rows;          /* read back: rows that were not a rank's step */
 };
 
 /* The run directories under `dir` (children named *_prof holding raw/, up
@@ -69,7 +70,7 @@ int cluster_write_step_trace(const char *out_dir, const struct cluster *c);
 /* Reads its text back into c (empty on entry): the ranks with their steps,
  * sorted, no run directory. 0, -EINVAL when the header is not the file's,
  * -ENOMEM (c holds what was read; cluster_free it either way). Rows that
- * are not a rank's are skipped. */
+ * are not a rank's step are skipped and counted (c->skipped_rows). */
 int cluster_read_cluster_csv(const char *text, struct cluster *c);
 
 /* DIR/cluster_analysis_output/ read back into c: the ranks and steps of

@@ -5,6 +5,7 @@ the slow-rank report names the rank and the phase."""
 import csv
 import json
 import os
+import re
 import subprocess
 import unittest
 
@@ -138,6 +139,13 @@ class Cluster(ProfTestCase):
         self.assertEqual(rows[0], "Rank,Steps,Step(ms),Compute(ms),Comm(ms),Free(ms),"
                          "Other(ms),Slow in,Run")
         self.assertEqual(len(rows), 1 + RANKS)
+        # a row cut short (an edit, a full disk): said, the others shown
+        with open(os.path.join(self.out, "cluster_step_trace_time.csv"), "a") as f:
+            f.write("4,rank,0,1.0\n")
+        p = self.stats("--view", "ranks", cluster)
+        self.assertIn("cluster_step_trace_time.csv: 1 row skipped (not a rank's step: edited "
+                      "or cut short?); run `prof parse %s` again" % cluster, p.stderr)
+        self.assertEqual(len(re.findall(r"\n +\d+ +%d +[0-9.]+ " % STEPS, p.stdout)), RANKS)
         # a view of one run's: which run is for the user to say
         p = self.stats("--view", "ops", cluster, rc=2)
         self.assertIn("holds %d runs; name one" % RANKS, p.stderr)

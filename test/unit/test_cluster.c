@@ -222,6 +222,7 @@ static void test_load_back(void)
 	struct cluster back;
 	CHECK(cluster_load(dir, &back) == 0);
 	CHECK(back.n == 2 && back.ranks[0].rank == 1 && back.ranks[1].rank == 5);
+	CHECK(back.skipped_rows == 0);
 	for (size_t i = 0; i < back.n; i++) {
 		const struct cluster_rank *w = &c.ranks[1 - i], *r = &back.ranks[i];
 		CHECK(r->dir && strcmp(r->dir, w->dir) == 0);
@@ -247,6 +248,7 @@ static void test_load_back(void)
 		"1,rank,x,1.000,0.000,0.000,0.000,2.000,3.000,0.000,0.000,0.000\n"
 		"1,rank,3,1.000\n";
 	CHECK(cluster_read_cluster_csv(rows, &back) == 0);
+	CHECK(back.skipped_rows == 3);
 	CHECK(back.n == 1 && back.ranks[0].rank == 2 && back.ranks[0].nsteps == 1 &&
 	      back.ranks[0].steps[0].step == -1 && back.ranks[0].steps[0].v[CLUSTER_STAGE] == 3.0);
 	cluster_free(&back);
