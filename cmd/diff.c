@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "archive/archive.h"
@@ -111,35 +110,7 @@ static int has(const char *dir, const char *name)
 /* An archive is extracted into a temporary directory: 0, or the status. */
 static int unpack(struct input *in)
 {
-	char tmpl[4096];
-	const char *tmp = getenv("TMPDIR");
-	snprintf(tmpl, sizeof tmpl, "%s/prof-diff-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(tmpl)) {
-		fprintf(stderr, "prof diff: %s: cannot make a temporary directory: %s\n", tmpl,
-			strerror(errno));
-		return DIFF_UNREADABLE;
-	}
-	in->tmp = strdup(tmpl);
-	struct arc_error err;
-	if (!in->tmp || arc_extract(in->arg, in->tmp, NULL, &in->dir, &err) != ARC_OK) {
-		fprintf(stderr, "prof diff: %s\n", in->tmp ? err.msg : "out of memory");
-		return DIFF_UNREADABLE;
-	}
-	return 0;
-}
-
-static void remove_tree(const char *dir)
-{
-	char *argv[] = { "rm", "-rf", "--", (char *)dir, NULL };
-	pid_t pid = fork();
-	if (pid == 0) {
-		execvp("rm", argv);
-		_exit(127);
-	}
-	int st;
-	if (pid > 0)
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
+	return cmd_unpack_temp("prof diff", in->arg, &in->tmp, &in->dir) ? DIFF_UNREADABLE : 0;
 }
 
 /* Every run of the directory parsed? */
@@ -210,7 +181,7 @@ static void input_free(struct input *in)
 	if (in->runs)
 		cluster_free_runs(in->runs, in->nruns);
 	if (in->tmp)
-		remove_tree(in->tmp);
+		cmd_remove_tree(in->tmp);
 	free(in->tmp);
 	free(in->dir);
 }

@@ -1,7 +1,12 @@
 #include "runs.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "archive/archive.h"
 
 #define RUNS_LISTED 8
 
@@ -28,4 +33,40 @@ void cmd_list_runs(FILE *out, const char *cmd, const char *dir, char **runs, siz
 		fprintf(out, "  %s%s\n", runs[i], i == n - 1 ? "   (the newest)" : "");
 	if (n > RUNS_LISTED)
 		fprintf(out, "  (and %zu older)\n", n - RUNS_LISTED);
+}
+
+int cmd_unpack_temp(const char *cmd, const char *archive, char **tmp, char **dir)
+{
+	char tmpl[4096];
+	const char *base = getenv("TMPDIR");
+	int n = snprintf(tmpl, sizeof tmpl, "%s/", base && *base ? base : "/tmp");
+	snprintf(tmpl + n, sizeof tmpl - (size_t)n, "%s-XXXXXX", cmd);
+	for (char *p = tmpl + n; *p; p++)   /* "prof diff" -> prof-diff-XXXXXX */
+		*p = *p == ' ' ? '-' : *p;
+	if (!mkdtemp(tmpl)) {
+		fprintf(stderr, "%s: %s: cannot make a temporary directory: %s\n", cmd, tmpl,
+			strerror(errno));
+		return -1;
+	}
+	*tmp = strdup(tmpl);
+	struct arc_error err;
+	if (!*tmp || arc_extract(archive, *tmp, NULL, dir, &err) != ARC_OK) {
+		fprintf(stderr, "%s: %s\n", cmd, *tmp ? err.msg : "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void cmd_remove_tree(const char *dir)
+{
+	char *argv[] = { "rm", "-rf", "--", (char *)dir, NULL };
+	pid_t pid = fork();
+	if (pid == 0) {
+		execvp("rm", argv);
+		_exit(127);
+	}
+	int st;
+	if (pid > 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
 }
