@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive/archive.h"
 #include "cmds.h"
 #include "options.h"
 #include "runs.h"
@@ -46,18 +47,30 @@ struct ctx {
 	 * ranks are shown (the overview, ranks); one of them, to name */
 	int cluster;
 	const char *a_run;
+	/* An archive given (c->dir is then the run extracted into tmp, which
+	 * goes at the end): what the user is told about. */
+	const char *archive;
+	char *tmp, *unpacked;
 	struct tab t;          /* the output: format, unit, width */
 };
+
+/* The run (or cluster) as the user named it. */
+static const char *stats_name(const struct ctx *c)
+{
+	return c->archive ? c->archive : c->dir;
+}
 
 static void stats_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: prof stats [options] RUN_DIR\n"
+		"usage: prof stats [options] RUN_DIR|ARCHIVE\n"
 		"       prof stats [--view overview|ranks] [options] CLUSTER_DIR\n\n"
 		"Summary tables of a parsed run, from RUN_DIR/PROFILER_OUTPUT/'s CSVs (run\n"
-		"`prof parse RUN_DIR` first if the run was not parsed). A directory of\n"
-		"several ranks' runs that `prof parse CLUSTER_DIR` analysed shows its ranks\n"
-		"(cluster_analysis_output/); name one rank's run for the other views.\n\n"
+		"`prof parse RUN_DIR` first if the run was not parsed); an archive of one\n"
+		"(.tar.gz, .tgz, .tar.zst, .zip: prof run --archive's) is read from a\n"
+		"temporary copy. A directory of several ranks' runs that `prof parse\n"
+		"CLUSTER_DIR` analysed shows its ranks (cluster_analysis_output/); name one\n"
+		"rank's run for the other views.\n\n"
 		"Options:\n"
 		"  --view VIEW     overview (default), steps, ops, kernels, api, memory,\n"
 		"                  ranges, modules, flops, ranks, all\n"
@@ -790,7 +803,7 @@ static void overview_text(struct ctx *c, const struct stats_step_summary *sum,
 	double base = sum->rows_total > 0 ? sum->rows_total : 1;
 	int d = tab_unit_decimals[c->t.unit];
 	overview_split(sum, split);
-	tab_line(&c->t, "Run: %s", c->dir);
+	tab_line(&c->t, "Run: %s", stats_name(c));
 	if (!sum->steps) {
 		/* not "average 0.000 ms": there is no step to average */
 		tab_line(&c->t, "Steps: none were seen (mark each step with prof_tx.step(), or see "
@@ -1176,6 +1189,10 @@ static int stats_pick_run(struct ctx *c, char *picked, size_t len)
 		snprintf(picked, len, "%s", runs[0]);
 		c->a_run = picked;
 		c->cluster = 1;
+	} else if (c->archive) {   /* its runs' paths are gone at the end */
+		fprintf(stderr, "prof stats: %s holds %zu runs: extract it and name one\n",
+			c->archive, n);
+		rc = 2;
 	} else {
 		cmd_list_runs(stderr, "prof stats", c->dir, runs, n);
 		fprintf(stderr, "prof diff BASE NEW compares two\n");
@@ -1188,13 +1205,42 @@ static int stats_pick_run(struct ctx *c, char *picked, size_t len)
 	return rc;
 }
 
+/* An archive (prof run --archive's, a CI artefact) is read from a
+ * temporary copy, removed at the end (stats_close): 0, or the exit
+ * status. */
+static int stats_unpack(struct ctx *c)
+{
+	struct stat sb;
+	if (!arc_is_archive_name(c->dir) || stat(c->dir, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return 0;
+	c->archive = c->dir;
+	if (cmd_unpack_temp("prof stats", c->archive, &c->tmp, &c->unpacked) != 0)
+		return 1;
+	c->dir = c->unpacked;
+	return 0;
+}
+
+static void stats_close(struct ctx *c)
+{
+	if (c->tmp)
+		cmd_remove_tree(c->tmp);
+	free(c->tmp);
+	free(c->unpacked);
+}
+
 /* The run must have been parsed: its PROFILER_OUTPUT/parse.done. */
 static int stats_check_run(struct ctx *c, char *outdir, size_t len, char *picked, size_t plen)
 {
 	struct stat sb;
 	char done[4200];
-	if (stat(c->dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-		fprintf(stderr, "prof stats: %s: not a run directory\n", c->dir);
+	if (stat(c->dir, &sb) != 0) {
+		fprintf(stderr, "prof stats: %s: not a run directory: %s\n", c->dir,
+			strerror(errno));
+		return 1;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "prof stats: %s: not a run directory (nor a .tar.gz, .tgz, "
+			".tar.zst or .zip archive of one)\n", c->dir);
 		return 1;
 	}
 	snprintf(done, sizeof done, "%s/raw", c->dir);
@@ -1203,12 +1249,18 @@ static int stats_check_run(struct ctx *c, char *outdir, size_t len, char *picked
 		int rc = stats_pick_run(c, picked, plen);
 		if (rc == 1)
 			fprintf(stderr, "prof stats: %s: not a run directory (no raw/, no "
-				"PROFILER_OUTPUT/), nor one that holds runs\n", c->dir);
+				"PROFILER_OUTPUT/), nor one that holds runs\n", stats_name(c));
 		if (rc || c->cluster)
 			return rc;
 	}
 	snprintf(outdir, len, "%s/PROFILER_OUTPUT", c->dir);
 	snprintf(done, sizeof(done), "%s/parse.done", outdir);
+	if (stat(done, &sb) != 0 && c->archive) {
+		fprintf(stderr, "prof stats: %s holds a run that has not been parsed (no "
+			"PROFILER_OUTPUT/parse.done); 'prof parse %s' extracts and parses it: "
+			"then 'prof stats' the directory it names\n", c->archive, c->archive);
+		return 1;
+	}
 	if (stat(done, &sb) != 0) {
 		fprintf(stderr, "prof stats: %s has not been parsed (no PROFILER_OUTPUT/parse.done);"
 			" run 'prof parse %s' first\n", c->dir, c->dir);
@@ -1223,7 +1275,7 @@ static int stats_check_run(struct ctx *c, char *outdir, size_t len, char *picked
 static int emit_cluster(struct ctx *c)
 {
 	if (c->t.fmt == FMT_TABLE && c->view != V_RANKS) {
-		tab_line(&c->t, "Cluster: %s", c->dir);
+		tab_line(&c->t, "Cluster: %s", stats_name(c));
 		tab_line(&c->t, "%s", "");
 	}
 	int rc = emit_ranks(c, "ranks", 0);
@@ -1275,14 +1327,17 @@ int cmd_stats(int argc, char **argv)
 	int rc = stats_args(argc, argv, &c);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if ((rc = stats_check_run(&c, outdir, sizeof outdir, picked, sizeof picked)) != 0)
+	if ((rc = stats_unpack(&c)) != 0 ||
+	    (rc = stats_check_run(&c, outdir, sizeof outdir, picked, sizeof picked)) != 0) {
+		stats_close(&c);
 		return rc;
+	}
 	if (c.t.fmt == FMT_CSV)
 		csv_init(&c.t.csv, stdout);
 	if (c.t.fmt == FMT_JSON) {
 		jo_init_file(&c.t.jo, stdout, 2);
 		jo_obj_begin(&c.t.jo);
-		jo_kstr(&c.t.jo, "run", c.dir);
+		jo_kstr(&c.t.jo, "run", stats_name(&c));
 		jo_kstr(&c.t.jo, "unit", tab_unit(&c.t));
 	}
 	rc = stats_emit_views(&c);
@@ -1296,5 +1351,6 @@ int cmd_stats(int argc, char **argv)
 		c.t.error = 1;
 	if (!rc && c.t.error)
 		rc = 1;
+	stats_close(&c);
 	return rc;
 }

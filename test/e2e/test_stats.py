@@ -160,6 +160,61 @@ class HostSteps(StatsCase):
                       "runs", p.stderr)
 
 
+class Archives(StatsCase):
+    """prof stats of a run packed as prof run --archive packs it (a CI
+    artefact): read from a temporary copy that is gone afterwards."""
+
+    def stats_in(self, tmpdir, *args):
+        env = dict(os.environ, TMPDIR=tmpdir)
+        return subprocess.run([PROF, "stats", *args], capture_output=True, text=True,
+                              timeout=60, env=env)
+
+    def test_a_parsed_archive(self):
+        run = self.prof_run([workload("tx_steps"), "4", "2"], "--archive", "tar.gz")
+        self.assertEqual(run.rc, 0, run.stderr)
+        arc = run.run_dir + ".tar.gz"
+        tmp = os.path.join(self.tmp, "t")
+        os.mkdir(tmp)
+        for view in ("overview", "ops", "steps"):
+            want = self.ok(run.run_dir, "--view", view)
+            p = self.stats_in(tmp, "--view", view, arc)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            if view == "overview":   # named as the user named it
+                first = p.stdout.split("\n", 1)[0]   # cut in its middle to 80 columns
+                self.assertTrue(first.startswith("Run: /") and first.endswith("_prof.tar.gz"),
+                                first)
+                want = want.split("\n", 1)[1]
+                got = p.stdout.split("\n", 1)[1]
+            else:
+                got = p.stdout
+            self.assertEqual(got, want, view)
+        j = json.loads(self.stats_in(tmp, "--format", "json", arc).stdout)
+        self.assertEqual(j["run"], arc)
+        self.assertEqual(os.listdir(tmp), [])   # the copy is gone
+
+    def test_unparsed_and_bad_archives(self):
+        run = self.prof_run([workload("tx_steps"), "2", "1"], "--no-parse", "--archive", "zip")
+        self.assertEqual(run.rc, 0, run.stderr)
+        arc = run.run_dir + ".zip"
+        tmp = os.path.join(self.tmp, "t")
+        os.mkdir(tmp)
+        p = self.stats_in(tmp, arc)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("prof stats: %s holds a run that has not been parsed (no "
+                      "PROFILER_OUTPUT/parse.done); 'prof parse %s' extracts and parses "
+                      "it" % (arc, arc), p.stderr)
+        junk = os.path.join(self.tmp, "junk.tar.gz")
+        with open(junk, "w") as f:
+            f.write("not an archive\n")
+        p = self.stats_in(tmp, junk)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("prof stats: %s: refused: not a readable archive" % junk, p.stderr)
+        self.assertEqual(os.listdir(tmp), [])
+        p = self.stats_in(tmp, os.path.join(self.tmp, "missing.tar.gz"))
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("not a run directory: No such file or directory", p.stderr)
+
+
 class DeviceTasks(StatsCase):
     def setUp(self):
         super().setUp()
