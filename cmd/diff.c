@@ -437,8 +437,8 @@ static void print_findings(struct tab *t, const struct diff_side *s)
 	}
 	if (!s[0].have_findings || !s[1].have_findings) {
 		char why[160];
-		snprintf(why, sizeof why, "not compared: %s has no findings.json (a cluster, "
-			 "--no-report or an older prof)", !s[0].have_findings ? "BASE" : "NEW");
+		snprintf(why, sizeof why, "not compared: %s has no findings.json (--no-report or "
+			 "an older prof)", !s[0].have_findings ? "BASE" : "NEW");
 		tab_para(t, "Findings: ", why);
 		tab_line(t, "%s", "");
 		return;
@@ -712,8 +712,10 @@ int cmd_diff(int argc, char **argv)
 	for (int i = 0; !rc && i < 2; i++)
 		rc = resolve(&in[i]);
 	for (int i = 0; !rc && i < 2; i++) {
-		char err[600];
-		if (diff_side_load(&s[i], in[i].runs, in[i].nruns, err, sizeof err) != 0) {
+		char err[600], *cl = in[i].cluster ? fs_join(in[i].dir, CLUSTER_OUT_DIR) : NULL;
+		int bad = diff_side_load(&s[i], in[i].runs, in[i].nruns, cl, err, sizeof err);
+		free(cl);
+		if (bad) {
 			fprintf(stderr, "prof diff: %s (%s) cannot be read: %s\n", who[i], in[i].arg,
 				err);
 			rc = DIFF_UNREADABLE;

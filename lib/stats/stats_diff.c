@@ -135,8 +135,8 @@ static int load_run(struct diff_side *s, const char *run_dir, const char *outdir
 	return load_memory(s, outdir, err, errlen);
 }
 
-int diff_side_load(struct diff_side *s, char *const *run_dirs, size_t n, char *err,
-		   size_t errlen)
+int diff_side_load(struct diff_side *s, char *const *run_dirs, size_t n,
+		   const char *findings_dir, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof *s);
 	stats_agg_init(&s->ops, 3);
@@ -156,8 +156,10 @@ int diff_side_load(struct diff_side *s, char *const *run_dirs, size_t n, char *e
 		rc = load_run(s, run_dirs[i], outdirs[i], i, err, errlen);
 	if (rc == 0)
 		rc = load_steps(s, outdirs, n, err, errlen);
-	if (rc == 0 && n == 1) {   /* a cluster's findings are its report's, not its ranks' */
-		int f = stats_load_findings(outdirs[0], &s->findings, err, errlen);
+	if (!findings_dir && n == 1)
+		findings_dir = outdirs[0];
+	if (rc == 0 && findings_dir) {   /* a cluster's are its report's, not its ranks' */
+		int f = stats_load_findings(findings_dir, &s->findings, err, errlen);
 		s->have_findings = f == 0;
 		rc = f == -1 ? -1 : 0;
 	}

@@ -33,10 +33,12 @@ struct diff_side {
 	size_t nwords;
 };
 
-/* Loads the runs' PROFILER_OUTPUT/ (every one parsed already). 0, or -1
- * with a message in err naming the file that cannot be read. */
-int diff_side_load(struct diff_side *s, char *const *run_dirs, size_t n, char *err,
-		   size_t errlen);
+/* Loads the runs' PROFILER_OUTPUT/ (every one parsed already), and the
+ * findings.json of `findings_dir` (a cluster's cluster_analysis_output/;
+ * NULL: the one run's PROFILER_OUTPUT/, none for several). 0, or -1 with
+ * a message in err naming the file that cannot be read. */
+int diff_side_load(struct diff_side *s, char *const *run_dirs, size_t n,
+		   const char *findings_dir, char *err, size_t errlen);
 void diff_side_free(struct diff_side *s);
 
 /* NEW - BASE in percent of BASE; NaN when BASE is 0 and NEW is not. */

@@ -102,6 +102,13 @@ class Cluster(ProfTestCase):
             with open(os.path.join(run, "profiler_info.json")) as f:
                 self.assertEqual(json.load(f)["rank"], r)
         self.check_stats(cluster, slow_rank=1, phase="Computing")
+        # prof diff of two clusters compares the clusters' findings
+        p = subprocess.run([PROF, "diff", "--format", "json", cluster, cluster],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        f = json.loads(p.stdout)["findings"]
+        self.assertIn("slow_rank", f["base"])
+        self.assertEqual(f["base"], f["new"])
 
     def stats(self, *args, rc=0):
         p = subprocess.run([PROF, "stats", *args], capture_output=True, text=True, timeout=60)
