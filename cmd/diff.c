@@ -35,10 +35,11 @@ static void diff_usage(FILE *out)
 	fprintf(out,
 		"usage: prof diff [options] BASE NEW\n\n"
 		"Compares two runs: median and mean step time and the step time split\n"
-		"(step_trace_time.csv), operators (operator_details.csv), device tasks\n"
-		"(op_statistic.csv) and user ranges (range_statistic.csv) by name, with\n"
-		"calls, total and self time, ordered by the size of the change; names\n"
-		"found in one run only are marked new or gone; peak memory and lost\n"
+		"(step_trace_time.csv), each rank's mean step when both are clusters (or\n"
+		"multi-rank runs) `prof parse` analysed, operators (operator_details.csv),\n"
+		"device tasks (op_statistic.csv) and user ranges (range_statistic.csv) by\n"
+		"name, with calls, total and self time, ordered by the size of the change;\n"
+		"names found in one run only are marked new or gone; peak memory and lost\n"
 		"records; report.html's findings (findings.json), new, gone or in both.\n"
 		"Changes are NEW against BASE, in percent of BASE.\n\n"
 		"BASE and NEW are run directories, archives of one (.tar.gz, .tgz,\n"
@@ -259,6 +260,68 @@ static void print_steps(struct tab *t, const struct diff_side *s)
 	tab_end(t);
 	if (t->fmt == FMT_TABLE && rows == 2)
 		tab_line(t, "(no device activity in either run: steps are host time only)\n");
+}
+
+/* A rank's mean step (µs); NaN for a rank without steps. */
+static double rank_step(const struct cluster_rank *r)
+{
+	double m[CLUSTER_MEAN_N];
+	cluster_rank_mean(r, m);
+	return r->nsteps ? m[0] + m[1] + m[2] + m[3] : NAN;
+}
+
+/* Each rank's mean step in both, ranks matched by number (one only in
+ * BASE or NEW shows "-" on the other side). */
+static void print_ranks_of(struct tab *t, const struct cluster *c)
+{
+	static const struct field f[] = {
+		{ "Rank", "rank", F_INT, 6 },
+		{ "BASE", "base", F_TIME, 18 },
+		{ "NEW", "new", F_TIME, 18 },
+		{ "Change", "change", F_TIME, 18 },
+		{ "Change", "change_pct", F_CHG, 0 },
+	};
+	if (t->fmt != FMT_CSV)
+		tab_begin(t, "ranks", "Each rank's mean step (cluster_analysis_output/)", f, 5);
+	for (size_t i = 0, j = 0; i < c[0].n || j < c[1].n;) {
+		const struct cluster_rank *b = i < c[0].n ? &c[0].ranks[i] : NULL;
+		const struct cluster_rank *n = j < c[1].n ? &c[1].ranks[j] : NULL;
+		if (b && n && b->rank != n->rank) {   /* both sorted: the smaller goes alone */
+			if (b->rank < n->rank)
+				n = NULL;
+			else
+				b = NULL;
+		}
+		int rank = b ? b->rank : n->rank;
+		double vb = b ? rank_step(b) : NAN, vn = n ? rank_step(n) : NAN;
+		i += b != NULL;
+		j += n != NULL;
+		if (t->fmt == FMT_CSV) {
+			char name[32];
+			snprintf(name, sizeof name, "rank %d", rank);
+			csv_metric(t, "ranks", name, !b ? "new" : !n ? "gone" : "both",
+				   "mean step", vb, vn, 1);
+			continue;
+		}
+		struct val v[5] = { { NULL, rank }, { NULL, vb }, { NULL, vn }, { NULL, vn - vb },
+				    { NULL, diff_pct(vb, vn) } };
+		tab_row(t, f, 5, v);
+	}
+	if (t->fmt != FMT_CSV)
+		tab_end(t);
+}
+
+/* Which rank got slower, when both are clusters (or multi-rank runs) that
+ * `prof parse` analysed; nothing otherwise. */
+static void print_ranks(struct tab *t, const struct input *in)
+{
+	struct cluster c[2];
+	int both = cluster_load(in[0].dir, &c[0]) == 0;
+	both = cluster_load(in[1].dir, &c[1]) == 0 && both;
+	if (both)
+		print_ranks_of(t, c);
+	cluster_free(&c[0]);
+	cluster_free(&c[1]);
 }
 
 struct named {
@@ -589,6 +652,7 @@ static int print_diff(struct diff_opts *o, const struct input *in, const struct 
 		print_sides(t, in, s);
 	print_notes(t, &ck);
 	print_steps(t, s);
+	print_ranks(t, in);
 	int rc = print_named(t, o->top, &w[0], &s[0].ops, &s[1].ops, s[0].have_ops || s[1].have_ops);
 	if (!rc && (s[0].kernels.n || s[1].kernels.n || t->fmt != FMT_TABLE))
 		rc = print_named(t, o->top, &w[1], &s[0].kernels, &s[1].kernels,

@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import unittest
 
@@ -106,9 +107,31 @@ class Cluster(ProfTestCase):
         p = subprocess.run([PROF, "diff", "--format", "json", cluster, cluster],
                            capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
-        f = json.loads(p.stdout)["findings"]
-        self.assertIn("slow_rank", f["base"])
-        self.assertEqual(f["base"], f["new"])
+        j = json.loads(p.stdout)
+        self.assertIn("slow_rank", j["findings"]["base"])
+        self.assertEqual(j["findings"]["base"], j["findings"]["new"])
+        self.assertEqual([(x["rank"], x["change"]) for x in j["ranks"]],
+                         [(r, 0.0) for r in range(RANKS)])
+        # ... and each rank's mean step: one rank fewer in NEW is "gone"
+        fewer = os.path.join(self.tmp, "fewer")
+        shutil.copytree(cluster, fewer, symlinks=True)
+        for d in os.listdir(os.path.join(fewer, "node1")):
+            with open(os.path.join(fewer, "node1", d, "profiler_info.json")) as f:
+                if json.load(f)["rank"] == RANKS - 1:
+                    shutil.rmtree(os.path.join(fewer, "node1", d))
+        p = subprocess.run([PROF, "parse", fewer], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = subprocess.run([PROF, "diff", "--format", "csv", cluster, fewer],
+                           capture_output=True, text=True, timeout=60)
+        rows = [r for r in csv.reader(p.stdout.splitlines()) if r[0] == "ranks"]
+        self.assertEqual([(r[1], r[2]) for r in rows],
+                         [("rank %d" % r, "both") for r in range(RANKS - 1)] +
+                         [("rank %d" % (RANKS - 1), "gone")])
+        self.assertEqual(rows[-1][5], "")   # no NEW value
+        p = subprocess.run([PROF, "diff", cluster, fewer], capture_output=True, text=True,
+                           timeout=60)
+        self.assertRegex(p.stdout, r"Each rank's mean step \(cluster_analysis_output/\)\n.*\n"
+                         r"-+\n(?: +\d+ .*\n){%d} +%d +[0-9.]+ +- +- +-\n" % (RANKS - 1, RANKS - 1))
 
     def stats(self, *args, rc=0):
         p = subprocess.run([PROF, "stats", *args], capture_output=True, text=True, timeout=60)
