@@ -1,6 +1,8 @@
 #include "runs.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -35,6 +37,54 @@ void cmd_list_runs(FILE *out, const char *cmd, const char *dir, char **runs, siz
 		fprintf(out, "  (and %zu older)\n", n - RUNS_LISTED);
 }
 
+/* The temporary directories archives went to (prof diff has two), for a
+ * signal that ends prof to remove first: a Ctrl-C, a closed pipe (`prof
+ * stats big.tar.zst | head`) or a kill while a run is read must not leave
+ * its copy behind. Only async-signal-safe calls in the handler. */
+#define TEMPS 2
+static char temps[TEMPS][4096];
+static const int temp_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+
+static void rm_rf(char *dir)
+{
+	char *argv[] = { "rm", "-rf", "--", dir, NULL };
+	pid_t pid = fork();
+	if (pid == 0) {
+		execve("/bin/rm", argv, (char *[]){ NULL });
+		execve("/usr/bin/rm", argv, (char *[]){ NULL });
+		_exit(127);
+	}
+	int st;
+	if (pid > 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+}
+
+static void temps_remove_and_die(int sig)
+{
+	for (int i = 0; i < TEMPS; i++)
+		if (temps[i][0])
+			rm_rf(temps[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* `dir` is removed if a signal ends prof before cmd_remove_tree does. */
+static void temps_add(const char *dir)
+{
+	for (int i = 0; i < TEMPS; i++) {
+		if (temps[i][0])
+			continue;
+		snprintf(temps[i], sizeof temps[i], "%s", dir);
+		break;
+	}
+	struct sigaction sa = { .sa_handler = temps_remove_and_die }, old;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof temp_signals / sizeof temp_signals[0]; i++)
+		if (sigaction(temp_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(temp_signals[i], &sa, NULL);
+}
+
 int cmd_unpack_temp(const char *cmd, const char *archive, char **tmp, char **dir)
 {
 	char tmpl[4096];
@@ -48,6 +98,7 @@ int cmd_unpack_temp(const char *cmd, const char *archive, char **tmp, char **dir
 			strerror(errno));
 		return -1;
 	}
+	temps_add(tmpl);
 	*tmp = strdup(tmpl);
 	struct arc_error err;
 	if (!*tmp || arc_extract(archive, *tmp, NULL, dir, &err) != ARC_OK) {
@@ -59,14 +110,10 @@ int cmd_unpack_temp(const char *cmd, const char *archive, char **tmp, char **dir
 
 void cmd_remove_tree(const char *dir)
 {
-	char *argv[] = { "rm", "-rf", "--", (char *)dir, NULL };
-	pid_t pid = fork();
-	if (pid == 0) {
-		execvp("rm", argv);
-		_exit(127);
-	}
-	int st;
-	if (pid > 0)
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
+	char copy[4096];
+	snprintf(copy, sizeof copy, "%s", dir);
+	rm_rf(copy);
+	for (int i = 0; i < TEMPS; i++)
+		if (strcmp(temps[i], dir) == 0)
+			temps[i][0] = '\0';
 }

@@ -6,7 +6,9 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
+import time
 import unittest
 
 from proftest import PROF, PYTHON, SRC, ProfTestCase, workload
@@ -191,6 +193,32 @@ class Archives(StatsCase):
         j = json.loads(self.stats_in(tmp, "--format", "json", arc).stdout)
         self.assertEqual(j["run"], arc)
         self.assertEqual(os.listdir(tmp), [])   # the copy is gone
+
+    def test_signals_leave_no_copy(self):
+        # a closed pipe (`prof stats big.tar.gz | head`) and a kill while prof
+        # writes: prof dies of the signal, its temporary copy removed first
+        run = self.prof_run([workload("tx_steps"), "2000", "1"], "--archive", "tar.gz")
+        self.assertEqual(run.rc, 0, run.stderr)
+        arc = run.run_dir + ".tar.gz"
+        tmp = os.path.join(self.tmp, "t")
+        os.mkdir(tmp)
+        env = dict(os.environ, TMPDIR=tmp)
+        cmd = [PROF, "stats", "--view", "steps", arc]   # ~160 KB: more than a pipe holds
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.assertTrue(p.stdout.readline().startswith(b"Steps ("))
+        p.stdout.close()
+        self.assertEqual(p.wait(timeout=60), -signal.SIGPIPE)
+        self.assertEqual(os.listdir(tmp), [])
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        deadline = time.monotonic() + 30
+        while not os.listdir(tmp) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.assertTrue(os.listdir(tmp), "no temporary copy was made")
+        time.sleep(0.2)   # reading it, or blocked on the full pipe: either will do
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=60), -signal.SIGTERM)
+        p.stdout.close()
+        self.assertEqual(os.listdir(tmp), [])
 
     def test_unparsed_and_bad_archives(self):
         run = self.prof_run([workload("tx_steps"), "2", "1"], "--no-parse", "--archive", "zip")
