@@ -200,9 +200,9 @@ int cluster_read_step_csv(const char *text, struct cluster_rank *r)
 		p += l;
 		if (nf != CLUSTER_NCOLS + 2)
 			continue;
-		struct cluster_step s = { .step = num_to_i64(f[1]) };
-		memcpy(s.v, f + 2, sizeof s.v);
 		int dev = f[0] >= 0;
+		struct cluster_step s = { .step = num_to_i64(f[1]), .device_row = dev };
+		memcpy(s.v, f + 2, sizeof s.v);
 		size_t i;
 		for (i = 0; i < r->nsteps && r->steps[i].step != s.step; i++)
 			;
@@ -334,6 +334,7 @@ static int read_cluster_row(const char *p, size_t l, int *rank, struct cluster_s
 		return 0;
 	*rank = (int)f[0];
 	memcpy(s->v, f + 1, sizeof s->v);
+	s->device_row = -1;   /* the file does not say */
 	return 1;
 }
 

@@ -28,6 +28,8 @@ enum {
 struct cluster_step {
 	int64_t step;                 /* -1: the run had no step */
 	double v[CLUSTER_NCOLS];      /* µs */
+	int device_row;               /* 1 a device's row, 0 the host's (no device
+				       * activity); -1 not known (read back) */
 };
 
 struct cluster_rank {

@@ -69,15 +69,21 @@ int cluster_write_report(const char *out_dir, const struct cluster *c,
 		return -12;
 	}
 	report_facts_init(&f);
-	f.device_us = f.free_us = f.comm_exposed_us = 0;
 	for (size_t i = 0; i < c->n; i++) {
 		double m[4];
 		cluster_rank_mean(&c->ranks[i], m);
 		for (int k = 0; k < 4; k++)
 			v[k * n + i] = m[k] / 1000;
-		f.device_us += m[0] + m[1] + m[2] + m[3];
-		f.free_us += m[2];
-		f.comm_exposed_us += m[1];
+		/* as a run's report: the device's idle time and exposed
+		 * communication from device rows only; a host's row (no device
+		 * activity) holds its whole step in Free */
+		if (c->ranks[i].nsteps && c->ranks[i].steps[0].device_row == 1) {
+			if (isnan(f.device_us))
+				f.device_us = f.free_us = f.comm_exposed_us = 0;
+			f.device_us += m[0] + m[1] + m[2] + m[3];
+			f.free_us += m[2];
+			f.comm_exposed_us += m[1];
+		}
 		snprintf(lab[i], sizeof lab[i], "rank %d", c->ranks[i].rank);
 		labels[i] = lab[i];
 		for (size_t j = 0; j < s->nslow; j++)

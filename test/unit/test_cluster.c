@@ -17,16 +17,22 @@
 	"Preparing"
 #define HEADER HEADER_NOLF "\n"
 
-/* One rank's CSV: `steps` steps, each Computing comp, Comm(NO) comm, Free free. */
-static char *csv_for(int steps, double comp, double comm, double free_us)
+/* One rank's CSV of device `dev` (-1: the host's rows): `steps` steps,
+ * each Computing comp, Comm(NO) comm, Free free. */
+static char *csv_of(int dev, int steps, double comp, double comm, double free_us)
 {
 	static char buf[4096];
 	size_t n = (size_t)snprintf(buf, sizeof buf, HEADER);
 	for (int s = 1; s <= steps; s++)
 		n += (size_t)snprintf(buf + n, sizeof buf - n,
-				      "0,%d,%.3f,%.3f,0.000,%.3f,%.3f,%.3f,0.000,%.3f,1.000\n",
-				      s, comp, comm, comm, free_us, comp + comm + free_us, comm);
+				      "%d,%d,%.3f,%.3f,0.000,%.3f,%.3f,%.3f,0.000,%.3f,1.000\n",
+				      dev, s, comp, comm, comm, free_us, comp + comm + free_us, comm);
 	return buf;
+}
+
+static char *csv_for(int steps, double comp, double comm, double free_us)
+{
+	return csv_of(0, steps, comp, comm, free_us);
 }
 
 static void add_rank(struct cluster *c, int rank, const char *csv)
@@ -256,6 +262,34 @@ static void test_load_back(void)
 	cluster_free(&back);
 }
 
+/* The cluster's findings judge the device from device rows only: ranks
+ * whose rows are the host's (no device activity: the whole step in Free)
+ * have no "device is idle"; the same times on a device do. */
+static void test_findings_host_rows(void)
+{
+	char *dir = rg_tmpdir("test_cluster_findings");
+	for (int host = 0; host < 2; host++) {
+		struct cluster c = { 0 };
+		for (int r = 0; r < 2; r++) {
+			add_rank(&c, r, csv_of(host ? -1 : 0, 3, 1000, 0, 9000));
+			CHECK(c.ranks[r].nsteps == 3 && c.ranks[r].steps[0].device_row == !host);
+		}
+		struct cluster_slow s;
+		CHECK(cluster_slow_analyse(&c, &s) == 0);
+		CHECK(cluster_write_report(dir, &c, &s, stderr) == 0);
+		char *p = fs_join(dir, "findings.json"), *text = NULL;
+		size_t len;
+		CHECK(p && fs_read_file(p, &text, &len) == 0);
+		CHECK((strstr(text ? text : "", "device_idle") != NULL) == !host);
+		free(text);
+		free(p);
+		cluster_slow_free(&s);
+		cluster_free(&c);
+	}
+	rg_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	test_one_long_step();
@@ -264,5 +298,6 @@ int main(void)
 	test_no_slow();
 	test_ties();
 	test_load_back();
+	test_findings_host_rows();
 	return unit_done();
 }
