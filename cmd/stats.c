@@ -450,6 +450,9 @@ static void rank_slow_in(const struct cluster_slow *s, int rank, char *out, size
 		if (s->slow[i].rank == rank)
 			n += (size_t)snprintf(out + n, len - n, "%s%s", n ? "," : "",
 					      rank_phase_short[s->slow[i].phase]);
+	for (size_t i = 0; i < s->nlate && n < len; i++)
+		if (s->late[i].rank == rank)
+			n += (size_t)snprintf(out + n, len - n, "%slate", n ? "," : "");
 }
 
 static void ranks_table(struct ctx *c, const char *key, const struct cluster *cl,
@@ -485,6 +488,14 @@ static void ranks_table(struct ctx *c, const char *key, const struct cluster *cl
 	tab_end(&c->t);
 }
 
+static int has_comm_slow(const struct cluster_slow *s)
+{
+	for (size_t i = 0; i < s->nslow; i++)
+		if (cluster_phase_col[s->slow[i].phase] == CLUSTER_COMM_NOT_OVERLAPPED)
+			return 1;
+	return 0;
+}
+
 /* The slow ranks, by the rule `prof parse` applied (lib/cluster): a table
  * of their own, not for CSV (one table a view). */
 static void ranks_slow_table(struct ctx *c, const struct cluster_slow *s)
@@ -500,7 +511,7 @@ static void ranks_slow_table(struct ctx *c, const struct cluster_slow *s)
 	char rule[120];
 	snprintf(rule, sizeof rule, "a phase's median step over the ranks' by %.0f%% and %.0f ms",
 		 CLUSTER_SLOW_RATIO * 100, CLUSTER_SLOW_MIN_US / 1000);
-	if (c->t.fmt == FMT_TABLE && !s->nslow) {
+	if (c->t.fmt == FMT_TABLE && !s->nslow && !s->nlate) {
 		tab_line(&c->t, "Slow ranks: none (%s)", rule);
 		tab_line(&c->t, "%s", "");
 		return;
@@ -508,14 +519,21 @@ static void ranks_slow_table(struct ctx *c, const struct cluster_slow *s)
 	char title[160];
 	snprintf(title, sizeof title, "Slow ranks (%s)", rule);
 	tab_begin(&c->t, "slow_ranks", title, f, NF);
-	for (size_t i = 0; i < s->nslow; i++) {
-		const struct cluster_verdict *d = &s->slow[i];
+	for (size_t i = 0; i < s->nslow + s->nlate; i++) {
+		/* a late rank: its communication below the median, by -pct */
+		int late = i >= s->nslow;
+		const struct cluster_verdict *d = late ? &s->late[i - s->nslow] : &s->slow[i];
+		double pct = d->pct >= 0 ? (late ? -d->pct : d->pct) : NAN;
 		const struct val v[NF] = {
-			{ NULL, d->rank }, { cluster_phase_name[d->phase], 0 }, { NULL, d->value },
-			{ NULL, d->median }, { NULL, d->pct >= 0 ? d->pct : NAN },
+			{ NULL, d->rank },
+			{ late ? "late at the collectives (Comm)" : cluster_phase_name[d->phase], 0 },
+			{ NULL, d->value }, { NULL, d->median }, { NULL, pct },
 		};
 		tab_row(&c->t, f, NF, v);
 	}
+	if (c->t.fmt == FMT_TABLE && (s->nlate || has_comm_slow(s)))
+		tab_para(&c->t, "", "A rank slow in Comm waits longer in collectives: for a late "
+			 "rank (the one that waits least), or on a slower link.");
 	tab_end(&c->t);
 }
 

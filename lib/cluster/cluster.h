@@ -103,9 +103,18 @@ struct cluster_slow {
 	size_t nsteps;
 	int64_t *steps;
 	struct cluster_verdict *worst;   /* nsteps x CLUSTER_NPHASES */
-	/* the slow ranks, by phase then excess (largest first) then rank */
+	/* the slow ranks, by phase then excess (largest first) then rank; one
+	 * slow in Communication(Not Overlapped) waits longer in collectives
+	 * than the others: for a late rank, or on a slower link */
 	struct cluster_verdict *slow;
 	size_t nslow;
+	/* the late ranks: those whose typical Communication(Not Overlapped)
+	 * is below the ranks' median by the same margin, since they arrive
+	 * last at the collectives and the others wait for them (the reading
+	 * of msprof-analyze's slow_rank recipe); excess = median - value,
+	 * the wait they cost, largest first */
+	struct cluster_verdict *late;
+	size_t nlate;
 	/* per phase: the median of the ranks' typical steps */
 	double median[CLUSTER_NPHASES];
 };

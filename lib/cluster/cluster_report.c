@@ -10,9 +10,12 @@
 #include "common/num.h"
 #include "report/report.h"
 
-/* The slow rank's fact: the largest excess in a phase, as a share of the
- * ranks' median step (v: the ranks' mean phases in ms, as charted). Not
- * of the phase's median, which is 0 where only the slow rank waits. */
+/* The slow rank's fact: the largest excess in a phase of the rank's own
+ * work (Computing, Free), else the late rank's (the others' wait for it),
+ * as a share of the ranks' median step (v: the ranks' mean phases in ms,
+ * as charted). Not of the phase's median, which is 0 where only the slow
+ * rank waits. A rank slow in communication is not named: it waits, for
+ * the late one. */
 static void slow_fact(struct report_facts *f, const struct cluster_slow *s, const double *v,
 		      size_t n)
 {
@@ -24,17 +27,28 @@ static void slow_fact(struct report_facts *f, const struct cluster_slow *s, cons
 	double med = num_median(step, n);
 	free(step);
 	for (size_t j = 0; j < s->nslow; j++)
-		if (isnan(f->slow_excess_us) || s->slow[j].excess > f->slow_excess_us) {
+		if (cluster_phase_col[s->slow[j].phase] != CLUSTER_COMM_NOT_OVERLAPPED &&
+		    (isnan(f->slow_excess_us) || s->slow[j].excess > f->slow_excess_us)) {
 			f->slow_excess_us = s->slow[j].excess;
 			f->slow_rank = s->slow[j].rank;
 			f->slow_phase = cluster_phase_name[s->slow[j].phase];
 		}
+	if (isnan(f->slow_excess_us) && s->nlate) {   /* the largest first */
+		f->slow_excess_us = s->late[0].excess;
+		f->slow_rank = s->late[0].rank;
+		f->slow_late = 1;
+	}
 	if (!isnan(f->slow_excess_us) && med > 0)
 		f->slow_pct = 100 * f->slow_excess_us / med;
 }
 
 static void slow_table(struct strbuf *sb, const struct cluster_slow *s)
 {
+	for (size_t i = 0; i < s->nlate; i++)
+		sb_printf(sb, "<p>Rank %d arrives late at the collectives: it waits %.3f ms a "
+			  "step in communication, %.3f ms less than the ranks' median; the others "
+			  "wait for it.</p>\n", s->late[i].rank, s->late[i].value / 1000,
+			  s->late[i].excess / 1000);
 	if (!s->nslow) {
 		sb_puts(sb, "<p>No rank is slower than the others (the rule: a rank's median "
 			"step more than 10% and 1 ms above the ranks' median, per phase).</p>\n");

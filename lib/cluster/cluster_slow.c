@@ -126,6 +126,26 @@ static void slow_ranks(const struct cluster *c, struct cluster_slow *s, int ph, 
 	}
 }
 
+/* The ranks that wait least in communication (late_ranks' verdicts):
+ * below the ranks' median typical step by more than the same margin. */
+static void late_ranks(const struct cluster *c, struct cluster_slow *s, const double *means)
+{
+	const int ph = 1;   /* Communication(Not Overlapped) */
+	double med = s->median[ph], limit = med * CLUSTER_SLOW_RATIO;
+	if (limit < CLUSTER_SLOW_MIN_US)
+		limit = CLUSTER_SLOW_MIN_US;
+	for (size_t i = 0; i < c->n; i++) {
+		double m = means[i * CLUSTER_NPHASES + ph];
+		if (!c->ranks[i].nsteps || med - m <= limit)
+			continue;
+		struct cluster_verdict *v = &s->late[s->nlate++];
+		verdict(v, c->ranks[i].rank, ph, m, med);
+		v->excess = med - m;
+		v->pct = med > 0 ? v->excess / med * 100 : -1;
+	}
+	qsort(s->late, s->nlate, sizeof *s->late, cmp_verdict);
+}
+
 int cluster_slow_analyse(const struct cluster *c, struct cluster_slow *s)
 {
 	memset(s, 0, sizeof *s);
@@ -137,7 +157,8 @@ int cluster_slow_analyse(const struct cluster *c, struct cluster_slow *s)
 	double *means = calloc((c->n ? c->n : 1) * CLUSTER_NPHASES, sizeof *means);
 	double *scratch = malloc((total ? total : 1) * sizeof *scratch);
 	s->slow = malloc((c->n ? c->n : 1) * CLUSTER_NPHASES * sizeof *s->slow);
-	if (!s->steps || !vals || !means || !scratch || !s->slow)
+	s->late = malloc((c->n ? c->n : 1) * sizeof *s->late);
+	if (!s->steps || !vals || !means || !scratch || !s->slow || !s->late)
 		goto nomem;
 	collect_steps(c, s);
 	s->worst = calloc((s->nsteps ? s->nsteps : 1) * CLUSTER_NPHASES, sizeof *s->worst);
@@ -149,6 +170,7 @@ int cluster_slow_analyse(const struct cluster *c, struct cluster_slow *s)
 	for (int ph = 0; ph < CLUSTER_NPHASES; ph++)
 		slow_ranks(c, s, ph, vals, means, scratch);
 	qsort(s->slow, s->nslow, sizeof *s->slow, cmp_verdict);
+	late_ranks(c, s, means);
 	free(vals);
 	free(means);
 	free(scratch);
@@ -166,6 +188,7 @@ void cluster_slow_free(struct cluster_slow *s)
 	free(s->steps);
 	free(s->worst);
 	free(s->slow);
+	free(s->late);
 	memset(s, 0, sizeof *s);
 }
 
@@ -202,7 +225,8 @@ static void verdict_json(struct jo *j, const struct cluster_verdict *v)
 
 #define RULE "a rank is slow in a phase (Computing, Communication(Not Overlapped), " \
 	"Free) when its typical step (the median over its steps) exceeds the median of " \
-	"the ranks' typical steps by more than max(10% of that median, 1 ms)"
+	"the ranks' typical steps by more than max(10% of that median, 1 ms); late when " \
+	"its Communication(Not Overlapped) is below that median by as much"
 
 static void slow_text(struct strbuf *sb, const struct cluster *c, const struct cluster_slow *s)
 {
@@ -219,7 +243,16 @@ static void slow_text(struct strbuf *sb, const struct cluster *c, const struct c
 			  "%.3f us above (", v->rank, cluster_phase_name[v->phase], v->value,
 			  v->median, v->excess);
 		put_pct(sb, v->pct);
-		sb_puts(sb, ")\n");
+		sb_puts(sb, v->phase == 1 ? "): it waits longer in collectives, for a late rank "
+			"or on a slower link\n" : ")\n");
+	}
+	for (size_t i = 0; i < s->nlate; i++) {
+		const struct cluster_verdict *v = &s->late[i];
+		sb_printf(sb, "  rank %d arrives late at the collectives: typical step %.3f us in "
+			  "%s, median %.3f us, %.3f us below (", v->rank, v->value,
+			  cluster_phase_name[v->phase], v->median, v->excess);
+		put_pct(sb, v->pct);
+		sb_puts(sb, "): the others wait for it\n");
 	}
 	sb_puts(sb, "\nPer step, the rank furthest above the median of the ranks:\n");
 	for (size_t t = 0; t < s->nsteps; t++) {
@@ -259,6 +292,11 @@ static void slow_json(struct jo *j, const struct cluster *c, const struct cluste
 	jo_arr_begin(j);
 	for (size_t i = 0; i < s->nslow; i++)
 		verdict_json(j, &s->slow[i]);
+	jo_arr_end(j);
+	jo_key(j, "late");   /* excess: how far below the median, the wait it costs */
+	jo_arr_begin(j);
+	for (size_t i = 0; i < s->nlate; i++)
+		verdict_json(j, &s->late[i]);
 	jo_arr_end(j);
 	jo_key(j, "steps");
 	jo_arr_begin(j);

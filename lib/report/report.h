@@ -35,6 +35,8 @@ struct report_facts {
 	double slow_excess_us;     /* ... and in µs (NaN: not known) */
 	int slow_rank;
 	const char *slow_phase;
+	int slow_late;             /* the rank arrives late at the collectives: the
+				    * excess is the others' wait for it */
 };
 
 /* Every fact NaN (slow_rank -1, slow_phase NULL). */

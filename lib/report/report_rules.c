@@ -13,6 +13,7 @@ void report_facts_init(struct report_facts *f)
 	f->ops_in_us = f->ops_out_us = f->slow_pct = f->slow_excess_us = NAN;
 	f->slow_rank = -1;
 	f->slow_phase = NULL;
+	f->slow_late = 0;
 }
 
 /* part / whole in %, NaN when either is unknown or whole is not > 0. */
@@ -79,7 +80,12 @@ size_t report_findings(const struct report_facts *f, struct report_finding *out,
 		snprintf(out[n].text, sizeof out[n].text, "%s %.1f%s", r->what, v, r->after);
 		/* the time first: the percent is of the whole step, the phase
 		 * says where the time went */
-		if (r->value == slow_excess && f->slow_rank >= 0 && !isnan(f->slow_excess_us))
+		if (r->value == slow_excess && f->slow_late)
+			snprintf(out[n].text, sizeof out[n].text,
+				 "Rank %d arrives last at the collectives: the others wait %.3f ms "
+				 "a step for it (+%.1f%% of the median step)", f->slow_rank,
+				 f->slow_excess_us / 1000.0, v);
+		else if (r->value == slow_excess && f->slow_rank >= 0 && !isnan(f->slow_excess_us))
 			snprintf(out[n].text, sizeof out[n].text,
 				 "Rank %d is %.3f ms a step slower than the median rank in %s "
 				 "(+%.1f%% of the median step)", f->slow_rank,

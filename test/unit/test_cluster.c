@@ -290,6 +290,75 @@ static void test_findings_host_rows(void)
 	free(dir);
 }
 
+/* findings.json of a cluster, as text ("" when not written). */
+static char *cluster_findings(struct cluster *c, const char *dir, struct cluster_slow *s)
+{
+	CHECK(cluster_slow_analyse(c, s) == 0);
+	CHECK(cluster_write_report(dir, c, s, stderr) == 0);
+	char *p = fs_join(dir, "findings.json"), *text = NULL;
+	size_t len;
+	CHECK(p && fs_read_file(p, &text, &len) == 0);
+	free(p);
+	return text ? text : strdup("");
+}
+
+/* The late rank: the others wait for it in communication, so its
+ * Communication(Not Overlapped) is the short one; the finding names the
+ * rank slow in its own work, else the late one, never a waiting one. */
+static void test_late_rank(void)
+{
+	char *dir = rg_tmpdir("test_cluster_late");
+	struct cluster c = { 0 };
+	struct cluster_slow s;
+	/* four ranks, rank 3 computes 5 ms longer and the others wait for it */
+	for (int r = 0; r < 3; r++)
+		add_rank(&c, r, csv_for(3, 20000, 6000, 100));
+	add_rank(&c, 3, csv_for(3, 25000, 1000, 100));
+	char *text = cluster_findings(&c, dir, &s);
+	CHECK(s.nlate == 1 && s.late[0].rank == 3 && s.late[0].excess == 5000.0);
+	CHECK(s.late[0].value == 1000.0 && s.late[0].median == 6000.0);
+	CHECK(s.nslow == 1 && s.slow[0].rank == 3 &&
+	      cluster_phase_col[s.slow[0].phase] == CLUSTER_COMPUTING);
+	CHECK_CONTAINS(text, "Rank 3 is 5.000 ms a step slower than the median rank in Computing");
+	free(text);
+	cluster_slow_free(&s);
+	cluster_free(&c);
+	/* two ranks: the waiting one is slow in Comm, the late one in Free */
+	add_rank(&c, 0, csv_for(3, 20000, 16000, 1000));
+	add_rank(&c, 1, csv_for(3, 20000, 6000, 9000));
+	text = cluster_findings(&c, dir, &s);
+	CHECK(s.nlate == 1 && s.late[0].rank == 1);
+	CHECK(s.nslow == 2);
+	CHECK_CONTAINS(text, "Rank 1 is 4.000 ms a step slower than the median rank in Free");
+	CHECK(!strstr(text, "Rank 0"));
+	free(text);
+	cluster_slow_free(&s);
+	cluster_free(&c);
+	/* late with nothing slow in its own phases: named as late */
+	for (int r = 0; r < 3; r++)
+		add_rank(&c, r, csv_for(3, 20000, 6000, 100));
+	add_rank(&c, 3, csv_for(3, 20000, 1000, 100));
+	text = cluster_findings(&c, dir, &s);
+	CHECK(s.nslow == 0 && s.nlate == 1);
+	CHECK_CONTAINS(text, "Rank 3 arrives last at the collectives: the others wait 5.000 ms a "
+		       "step for it");
+	free(text);
+	CHECK(cluster_write_slow(dir, &c, &s) == 0);
+	char *p = fs_join(dir, "cluster_slow_rank.txt");
+	size_t len;
+	text = NULL;
+	CHECK(p && fs_read_file(p, &text, &len) == 0);
+	CHECK_CONTAINS(text, "rank 3 arrives late at the collectives: typical step 1000.000 us in "
+		       "Communication(Not Overlapped), median 6000.000 us, 5000.000 us below "
+		       "(+83.3%): the others wait for it");
+	free(text);
+	free(p);
+	cluster_slow_free(&s);
+	cluster_free(&c);
+	rg_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	test_one_long_step();
@@ -299,5 +368,6 @@ int main(void)
 	test_ties();
 	test_load_back();
 	test_findings_host_rows();
+	test_late_rank();
 	return unit_done();
 }
