@@ -262,6 +262,18 @@ static void test_load_back(void)
 	cluster_free(&back);
 }
 
+/* findings.json of a cluster, as text ("" when not written). */
+static char *cluster_findings(struct cluster *c, const char *dir, struct cluster_slow *s)
+{
+	CHECK(cluster_slow_analyse(c, s) == 0);
+	CHECK(cluster_write_report(dir, c, s, stderr) == 0);
+	char *p = fs_join(dir, "findings.json"), *text = NULL;
+	size_t len;
+	CHECK(p && fs_read_file(p, &text, &len) == 0);
+	free(p);
+	return text ? text : strdup("");
+}
+
 /* The cluster's findings judge the device from device rows only: ranks
  * whose rows are the host's (no device activity: the whole step in Free)
  * have no "device is idle"; the same times on a device do. */
@@ -275,31 +287,14 @@ static void test_findings_host_rows(void)
 			CHECK(c.ranks[r].nsteps == 3 && c.ranks[r].steps[0].device_row == !host);
 		}
 		struct cluster_slow s;
-		CHECK(cluster_slow_analyse(&c, &s) == 0);
-		CHECK(cluster_write_report(dir, &c, &s, stderr) == 0);
-		char *p = fs_join(dir, "findings.json"), *text = NULL;
-		size_t len;
-		CHECK(p && fs_read_file(p, &text, &len) == 0);
-		CHECK((strstr(text ? text : "", "device_idle") != NULL) == !host);
+		char *text = cluster_findings(&c, dir, &s);
+		CHECK((strstr(text, "device_idle") != NULL) == !host);
 		free(text);
-		free(p);
 		cluster_slow_free(&s);
 		cluster_free(&c);
 	}
 	rg_rmrf(dir);
 	free(dir);
-}
-
-/* findings.json of a cluster, as text ("" when not written). */
-static char *cluster_findings(struct cluster *c, const char *dir, struct cluster_slow *s)
-{
-	CHECK(cluster_slow_analyse(c, s) == 0);
-	CHECK(cluster_write_report(dir, c, s, stderr) == 0);
-	char *p = fs_join(dir, "findings.json"), *text = NULL;
-	size_t len;
-	CHECK(p && fs_read_file(p, &text, &len) == 0);
-	free(p);
-	return text ? text : strdup("");
 }
 
 /* The late rank: the others wait for it in communication, so its
