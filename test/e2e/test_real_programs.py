@@ -121,6 +121,12 @@ class DdpGloo(RealProgram):
         self.assertTrue(all(float(r[5]) > 0 for r in rows[1:]), rows)   # Communication
         matrix = run.json("cluster_analysis_output", "cluster_communication_matrix.json")
         self.assertTrue(matrix)
+        # a CPU job: no finding of the cluster speaks of a device (host rows
+        # hold the whole step in Free), nor blames a rank for waiting in gloo
+        found = run.json("cluster_analysis_output", "findings.json")
+        self.assertFalse([f for f in found if f["rule"] in ("device_idle", "communication")],
+                         found)
+        self.assertFalse([f for f in found if "in Communication" in f["text"]], found)
         self.assertEqual(rows[0][-1], "Rank")
         self.assertEqual(sorted(r[-1] for r in rows[1:]), ["0"] * self.STEPS + ["1"] * self.STEPS)
         # torchrun's launcher only imports and launches: it records nothing
