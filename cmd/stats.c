@@ -491,7 +491,7 @@ static void ranks_table(struct ctx *c, const char *key, const struct cluster *cl
 static int has_comm_slow(const struct cluster_slow *s)
 {
 	for (size_t i = 0; i < s->nslow; i++)
-		if (cluster_phase_col[s->slow[i].phase] == CLUSTER_COMM_NOT_OVERLAPPED)
+		if (s->slow[i].phase == CLUSTER_PHASE_COMM)
 			return 1;
 	return 0;
 }

@@ -88,6 +88,7 @@ int cluster_load(const char *dir, struct cluster *c);
 #define CLUSTER_SLOW_RATIO  0.10
 #define CLUSTER_SLOW_MIN_US 1000.0
 #define CLUSTER_NPHASES 3
+enum { CLUSTER_PHASE_COMPUTING, CLUSTER_PHASE_COMM, CLUSTER_PHASE_FREE };
 extern const int cluster_phase_col[CLUSTER_NPHASES];
 extern const char *const cluster_phase_name[CLUSTER_NPHASES];
 

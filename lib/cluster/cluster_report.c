@@ -27,7 +27,7 @@ static void slow_fact(struct report_facts *f, const struct cluster_slow *s, cons
 	double med = num_median(step, n);
 	free(step);
 	for (size_t j = 0; j < s->nslow; j++)
-		if (cluster_phase_col[s->slow[j].phase] != CLUSTER_COMM_NOT_OVERLAPPED &&
+		if (s->slow[j].phase != CLUSTER_PHASE_COMM &&
 		    (isnan(f->slow_excess_us) || s->slow[j].excess > f->slow_excess_us)) {
 			f->slow_excess_us = s->slow[j].excess;
 			f->slow_rank = s->slow[j].rank;

@@ -130,7 +130,7 @@ static void slow_ranks(const struct cluster *c, struct cluster_slow *s, int ph, 
  * below the ranks' median typical step by more than the same margin. */
 static void late_ranks(const struct cluster *c, struct cluster_slow *s, const double *means)
 {
-	const int ph = 1;   /* Communication(Not Overlapped) */
+	const int ph = CLUSTER_PHASE_COMM;
 	double med = s->median[ph], limit = med * CLUSTER_SLOW_RATIO;
 	if (limit < CLUSTER_SLOW_MIN_US)
 		limit = CLUSTER_SLOW_MIN_US;
@@ -243,8 +243,8 @@ static void slow_text(struct strbuf *sb, const struct cluster *c, const struct c
 			  "%.3f us above (", v->rank, cluster_phase_name[v->phase], v->value,
 			  v->median, v->excess);
 		put_pct(sb, v->pct);
-		sb_puts(sb, v->phase == 1 ? "): it waits longer in collectives, for a late rank "
-			"or on a slower link\n" : ")\n");
+		sb_puts(sb, v->phase == CLUSTER_PHASE_COMM ? "): it waits longer in collectives, "
+			"for a late rank or on a slower link\n" : ")\n");
 	}
 	for (size_t i = 0; i < s->nlate; i++) {
 		const struct cluster_verdict *v = &s->late[i];
