@@ -492,6 +492,26 @@ static int gather(char **runs, size_t n, const enum parse_status *st,
 	return 0;
 }
 
+/* The slow and late ranks, a line each (cluster_slow_rank.txt has more). */
+static void say_verdicts(FILE *rep, const struct cluster_slow *s)
+{
+	for (size_t i = 0; i < s->nslow; i++) {
+		const struct cluster_verdict *v = &s->slow[i];
+		fprintf(rep, "prof parse: slow rank %d: %s %.3f us above the median", v->rank,
+			cluster_phase_name[v->phase], v->excess);
+		if (v->pct >= 0)
+			fprintf(rep, " (+%.1f%%)", v->pct);
+		fprintf(rep, "%s\n", v->phase == CLUSTER_PHASE_COMM ?
+			": waiting, for a late rank or on a slower link" : "");
+	}
+	for (size_t i = 0; i < s->nlate; i++)
+		fprintf(rep, "prof parse: late rank %d: %s %.3f us below the median: it arrives "
+			"last at the collectives, the others wait for it\n", s->late[i].rank,
+			cluster_phase_name[s->late[i].phase], s->late[i].excess);
+	if (!s->nslow && !s->nlate)
+		fprintf(rep, "prof parse: no slow rank\n");
+}
+
 /* Runs whose profiler_info.json has no end_info, said in one line for the
  * whole cluster rather than once a run: a line for those still going, one
  * for those killed, one for those that cannot be told (rundir_live). */
@@ -606,16 +626,7 @@ enum parse_status cluster_parse_with(const char *dir, char **runs, size_t nruns,
 	} else if (!o->quiet) {
 		FILE *rep = o->report ? o->report : o->log;
 		fprintf(rep, "prof parse: %s: %zu ranks (%zu runs) -> %s\n", dir, c.n, nruns, out);
-		for (size_t i = 0; i < s.nslow; i++) {
-			const struct cluster_verdict *v = &s.slow[i];
-			fprintf(rep, "prof parse: slow rank %d: %s %.3f us above the median", v->rank,
-				cluster_phase_name[v->phase], v->excess);
-			if (v->pct >= 0)
-				fprintf(rep, " (+%.1f%%)", v->pct);
-			fprintf(rep, "\n");
-		}
-		if (!s.nslow)
-			fprintf(rep, "prof parse: no slow rank\n");
+		say_verdicts(rep, &s);
 	}
 	cluster_slow_free(&s);
 	cluster_free(&c);
