@@ -180,16 +180,35 @@ static int cmp_rank(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int cluster_read_step_csv(const char *text, struct cluster_rank *r)
+/* A row of step_trace_time.csv and its place in the file. */
+struct step_row {
+	struct cluster_step s;
+	size_t at;
+};
+
+/* By step, then file order (qsort is not stable). */
+static int cmp_row(const void *a, const void *b)
 {
-	/* Ascend's columns, then what prof appends (Rank, Pid): ignored here,
-	 * as split_nums stops at Ascend's last */
-	size_t hl = strcspn(text, "\r\n"), sl = sizeof STEP_HEADER - 1;
-	if (hl < sl || memcmp(text, STEP_HEADER, sl) != 0 || (hl > sl && text[sl] != ','))
-		return -1;
-	const char *p = text + hl;
-	size_t cap = 0;
-	char *devs = NULL; /* per step: 1 when its row is a device row */
+	const struct step_row *x = a, *y = b;
+	if (x->s.step != y->s.step)
+		return x->s.step < y->s.step ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Of a step's rows, whether `b` replaces `a` (the first of them is kept
+ * unless another beats it): a device row beats a host row; among equals,
+ * the larger Stage. */
+static int row_beats(const struct cluster_step *b, const struct cluster_step *a)
+{
+	if (b->device_row != a->device_row)
+		return b->device_row > a->device_row;
+	return b->v[CLUSTER_STAGE] > a->v[CLUSTER_STAGE];
+}
+
+/* The file's rows after its header, in *rows: their number, or -ENOMEM. */
+static long read_step_rows(const char *p, struct step_row **rows)
+{
+	size_t n = 0, cap = 0;
 	while (*p) {
 		p += strspn(p, "\r\n");
 		size_t l = strcspn(p, "\r\n");
@@ -200,41 +219,43 @@ int cluster_read_step_csv(const char *text, struct cluster_rank *r)
 		p += l;
 		if (nf != CLUSTER_NCOLS + 2)
 			continue;
-		int dev = f[0] >= 0;
-		struct cluster_step s = { .step = num_to_i64(f[1]), .device_row = dev };
-		memcpy(s.v, f + 2, sizeof s.v);
-		size_t i;
-		for (i = 0; i < r->nsteps && r->steps[i].step != s.step; i++)
-			;
-		if (i < r->nsteps) {
-			/* a device row beats a host row; among equals, the larger Stage */
-			if (dev > devs[i] || (dev == devs[i] &&
-					      s.v[CLUSTER_STAGE] > r->steps[i].v[CLUSTER_STAGE])) {
-				r->steps[i] = s;
-				devs[i] = (char)dev;
-			}
-			continue;
-		}
-		if (r->nsteps == cap) {
-			cap = cap ? cap * 2 : 16;
-			struct cluster_step *v = realloc(r->steps, cap * sizeof *v);
-			char *d = realloc(devs, cap);
-			if (v)
-				r->steps = v;
-			if (d)
-				devs = d;
-			if (!v || !d) {
-				free(devs);
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			struct step_row *v = realloc(*rows, cap * sizeof *v);
+			if (!v)
 				return -ENOMEM;
-			}
+			*rows = v;
 		}
-		devs[r->nsteps] = (char)dev;
-		r->steps[r->nsteps++] = s;
+		struct step_row *w = &(*rows)[n];
+		w->s = (struct cluster_step){ .step = num_to_i64(f[1]), .device_row = f[0] >= 0 };
+		memcpy(w->s.v, f + 2, sizeof w->s.v);
+		w->at = n++;
 	}
-	free(devs);
-	if (r->nsteps)
-		qsort(r->steps, r->nsteps, sizeof *r->steps, cmp_step);
-	return 0;
+	return (long)n;
+}
+
+int cluster_read_step_csv(const char *text, struct cluster_rank *r)
+{
+	/* Ascend's columns, then what prof appends (Rank, Pid): ignored here,
+	 * as split_nums stops at Ascend's last */
+	size_t hl = strcspn(text, "\r\n"), sl = sizeof STEP_HEADER - 1;
+	if (hl < sl || memcmp(text, STEP_HEADER, sl) != 0 || (hl > sl && text[sl] != ','))
+		return -1;
+	struct step_row *rows = NULL;
+	long n = read_step_rows(text + hl, &rows);
+	if (n > 0)   /* sorted, then one row a step: O(n log n) for a long job */
+		qsort(rows, (size_t)n, sizeof *rows, cmp_row);
+	if (n > 0 && !(r->steps = malloc((size_t)n * sizeof *r->steps)))
+		n = -ENOMEM;
+	for (long i = 0; i < n; i++) {
+		struct cluster_step *last = r->nsteps ? &r->steps[r->nsteps - 1] : NULL;
+		if (!last || last->step != rows[i].s.step)
+			r->steps[r->nsteps++] = rows[i].s;
+		else if (row_beats(&rows[i].s, last))
+			*last = rows[i].s;
+	}
+	free(rows);
+	return n < 0 ? (int)n : 0;
 }
 
 int cluster_write_step_trace(const char *out_dir, const struct cluster *c)
@@ -283,12 +304,19 @@ int cluster_write_step_trace(const char *out_dir, const struct cluster *c)
 }
 
 /* The rank of `c` numbered `rank`, added (without steps) when new; NULL
- * when memory ran out. */
-static struct cluster_rank *rank_of(struct cluster *c, int rank, size_t *cap)
+ * when memory ran out. The file goes step by step, rank after rank, so
+ * the one after the last found (*next) is tried first: a cluster of a
+ * thousand ranks is not searched a thousand times a row. */
+static struct cluster_rank *rank_of(struct cluster *c, int rank, size_t *cap, size_t *next)
 {
+	if (*next < c->n && c->ranks[*next].rank == rank)
+		return &c->ranks[(*next)++];
 	for (size_t i = 0; i < c->n; i++)
-		if (c->ranks[i].rank == rank)
+		if (c->ranks[i].rank == rank) {
+			*next = i + 1;
 			return &c->ranks[i];
+		}
+	*next = c->n + 1;
 	if (c->n == *cap) {
 		size_t n = *cap ? *cap * 2 : 8;
 		struct cluster_rank *v = realloc(c->ranks, n * sizeof *v);
@@ -340,7 +368,7 @@ static int read_cluster_row(const char *p, size_t l, int *rank, struct cluster_s
 
 int cluster_read_cluster_csv(const char *text, struct cluster *c)
 {
-	size_t hl = strcspn(text, "\r\n"), sl = sizeof CLUSTER_HEADER - 1, cap = 0;
+	size_t hl = strcspn(text, "\r\n"), sl = sizeof CLUSTER_HEADER - 1, cap = 0, next = 0;
 	if (hl != sl || memcmp(text, CLUSTER_HEADER, sl) != 0)
 		return -EINVAL;
 	for (const char *p = text + hl; *p;) {
@@ -351,7 +379,7 @@ int cluster_read_cluster_csv(const char *text, struct cluster *c)
 		int rank;
 		if (l && !read_cluster_row(p, l, &rank, &s))
 			c->skipped_rows++;
-		else if (l && (!(r = rank_of(c, rank, &cap)) || rank_add_step(r, &s)))
+		else if (l && (!(r = rank_of(c, rank, &cap, &next)) || rank_add_step(r, &s)))
 			return -ENOMEM;
 		p += l;
 	}

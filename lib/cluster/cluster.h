@@ -61,7 +61,8 @@ int cluster_info_rank_of(const struct cJSON *root);
  * output directory), not the ranks of one job; else 0. */
 int cluster_runs_apart(char **runs, size_t n);
 
-/* Reads a step_trace_time.csv (text) into r->steps: one row per step;
+/* Reads a step_trace_time.csv (text) into r->steps (none on entry),
+ * sorted by step: one row per step;
  * several rows of a step (devices, processes) give the device row with the
  * largest Stage, a host row (Device_id -1) only when no device row has the
  * step. 0, or -1 when the header is not step_trace_time.csv's. */

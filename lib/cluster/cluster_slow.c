@@ -24,12 +24,20 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A rank's row of `step`: its steps are sorted (cluster_read_*_csv), so
+ * a binary search; a long job's tens of thousands of steps made a scan
+ * per (step, rank) quadratic. */
 static const struct cluster_step *find_step(const struct cluster_rank *r, int64_t step)
 {
-	for (size_t i = 0; i < r->nsteps; i++)
-		if (r->steps[i].step == step)
-			return &r->steps[i];
-	return NULL;
+	size_t lo = 0, hi = r->nsteps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->steps[mid].step < step)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nsteps && r->steps[lo].step == step ? &r->steps[lo] : NULL;
 }
 
 static void verdict(struct cluster_verdict *v, int rank, int phase, double value, double med)
