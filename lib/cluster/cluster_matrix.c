@@ -12,6 +12,7 @@
 
 #include "cluster/cluster.h"
 #include "common/fsutil.h"
+#include "common/idmap.h"
 #include "common/json_out.h"
 #include "common/strbuf.h"
 #include "outputs/out_file.h"
@@ -124,16 +125,68 @@ static void read_groups(const char *run_dir, struct groups *g)
 	fclose(f);
 }
 
-static cJSON *child_obj(cJSON *parent, const char *key)
+/* The merged tree's members by (parent, name): cJSON finds a member by
+ * scanning its parent, which made a long job's merge quadratic (a group
+ * holds a member a step, an op one a rank). Entries of one hash are
+ * chained (parse_idmap's way); when memory runs out the index is
+ * dropped and cJSON's scan used, slow but right. */
+struct members {
+	struct parse_idmap map;
+	struct member { const cJSON *parent, *child; size_t next; } *v;
+	size_t n, cap;
+	int off;
+};
+
+static uint64_t member_hash(const cJSON *parent, const char *name)
 {
-	cJSON *o = cJSON_GetObjectItemCaseSensitive(parent, key);
-	if (!o)
-		o = cJSON_AddObjectToObject(parent, key);
+	return parse_idmap_hash2((uint64_t)(uintptr_t)parent,
+				 parse_idmap_hash_text(PARSE_IDMAP_TEXT0, name));
+}
+
+static cJSON *member_get(struct members *m, cJSON *parent, const char *name)
+{
+	if (m->off)
+		return cJSON_GetObjectItemCaseSensitive(parent, name);
+	for (size_t i = parse_idmap_pos(&m->map, member_hash(parent, name)); i;
+	     i = m->v[i - 1].next)
+		if (m->v[i - 1].parent == parent && strcmp(m->v[i - 1].child->string, name) == 0)
+			return (cJSON *)m->v[i - 1].child;
+	return NULL;
+}
+
+static void member_add(struct members *m, const cJSON *parent, const cJSON *child)
+{
+	uint64_t h = member_hash(parent, child->string);
+	if (!m->off && m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		struct member *v = realloc(m->v, cap * sizeof *v);
+		m->off = !v;
+		m->v = v ? v : m->v;
+		m->cap = v ? cap : m->cap;
+	}
+	if (m->off)
+		return;
+	m->v[m->n] = (struct member){ parent, child, parse_idmap_pos(&m->map, h) };
+	m->off = parse_idmap_put_pos(&m->map, h, m->n) != 0;
+	m->n++;
+}
+
+static void members_free(struct members *m)
+{
+	parse_idmap_free(&m->map);
+	free(m->v);
+}
+
+static cJSON *child_obj(struct members *m, cJSON *parent, const char *key)
+{
+	cJSON *o = member_get(m, parent, key);
+	if (!o && (o = cJSON_AddObjectToObject(parent, key)))
+		member_add(m, parent, o);
 	return o;
 }
 
 static void merge_rank(cJSON *out, const struct cluster_rank *r, const cJSON *m,
-		       const struct groups *g)
+		       const struct groups *g, struct members *idx)
 {
 	const cJSON *step, *kind, *op, *link;
 	cJSON_ArrayForEach(step, m) {
@@ -151,10 +204,10 @@ static void merge_rank(cJSON *out, const struct cluster_rank *r, const cJSON *m,
 				} else {
 					sb_printf(&key, "(group %s)", gname);
 				}
-				cJSON *o = key.buf ? child_obj(out, key.buf) : NULL;
+				cJSON *o = key.buf ? child_obj(idx, out, key.buf) : NULL;
 				sb_free(&key);
-				o = o ? child_obj(o, step->string) : NULL;
-				o = o ? child_obj(o, op->string) : NULL;
+				o = o ? child_obj(idx, o, step->string) : NULL;
+				o = o ? child_obj(idx, o, op->string) : NULL;
 				if (!o)
 					continue;
 				cJSON_ArrayForEach(link, op) {
@@ -169,9 +222,13 @@ static void merge_rank(cJSON *out, const struct cluster_rank *r, const cJSON *m,
 					} else {
 						snprintf(buf, sizeof buf, "%.60s", link->string);
 					}
-					if (cJSON_GetObjectItemCaseSensitive(o, buf))
+					if (member_get(idx, o, buf))
 						continue; /* the first rank's (the sender's) wins */
-					cJSON_AddItemToObject(o, buf, cJSON_Duplicate(link, 1));
+					cJSON *dup = cJSON_Duplicate(link, 1);
+					if (dup && cJSON_AddItemToObject(o, buf, dup))
+						member_add(idx, o, dup);
+					else
+						cJSON_Delete(dup);
 				}
 			}
 		}
@@ -202,6 +259,7 @@ static void emit(struct jo *j, const cJSON *v)
 int cluster_write_matrix(const char *out_dir, const struct cluster *c, FILE *log)
 {
 	cJSON *out = cJSON_CreateObject();
+	struct members idx = { 0 };
 	if (!out)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->n; i++) {
@@ -220,13 +278,14 @@ int cluster_write_matrix(const char *out_dir, const struct cluster *c, FILE *log
 		} else if (cJSON_GetArraySize(m) > 0) {
 			struct groups g = { 0 };
 			read_groups(r->dir, &g);
-			merge_rank(out, r, m, &g);
+			merge_rank(out, r, m, &g, &idx);
 			groups_free(&g);
 		}
 		cJSON_Delete(m);
 		free(text);
 		free(p);
 	}
+	members_free(&idx);
 	struct out_file of;
 	int rc = out_file_open(&of, out_dir, "cluster_communication_matrix.json");
 	if (rc) {
