@@ -410,6 +410,18 @@ class BadInput(ProfTestCase):
         run_dir, _ = self.recorded()
         return self.prof("stats", "--view", "bogus", run_dir)
 
+    @case("B65")
+    def b65(self):
+        run_dir, _ = self.recorded()   # --no-parse, then packed as --archive packs
+        arc = run_dir + ".tar.gz"
+        with tarfile.open(arc, "w:gz") as t:
+            t.add(run_dir, arcname=os.path.basename(run_dir))
+        return self.prof("stats", arc)
+
+    @case("B66")
+    def b66(self):
+        return self.prof("stats", self.write("run.tar.zst", b"not an archive\n" * 10))
+
     def short_of_memory(self, args, status):
         """`prof ARGS` with each of its allocations failing in turn (every
         7th of the first 700): it prints what it prints without one, or
