@@ -506,6 +506,7 @@ static void ranks_slow_table(struct ctx *c, const struct cluster_slow *s)
 		{ "Its median", "median", F_TIME, 14 },
 		{ "Ranks' median", "ranks_median", F_TIME, 17 },
 		{ "Above(%)", "above_pct", F_PCT, 0 },
+		{ "Late", "late", F_INT, -1 },   /* JSON: 1 for a late rank's row */
 	};
 	enum { NF = sizeof f / sizeof f[0] };
 	char rule[120];
@@ -524,10 +525,12 @@ static void ranks_slow_table(struct ctx *c, const struct cluster_slow *s)
 		int late = i >= s->nslow;
 		const struct cluster_verdict *d = late ? &s->late[i - s->nslow] : &s->slow[i];
 		double pct = d->pct >= 0 ? (late ? -d->pct : d->pct) : NAN;
+		/* the table says it in words; JSON keeps the phase's name */
+		const char *phase = late && c->t.fmt == FMT_TABLE ? "late at the collectives (Comm)" :
+				    cluster_phase_name[d->phase];
 		const struct val v[NF] = {
-			{ NULL, d->rank },
-			{ late ? "late at the collectives (Comm)" : cluster_phase_name[d->phase], 0 },
-			{ NULL, d->value }, { NULL, d->median }, { NULL, pct },
+			{ NULL, d->rank }, { phase, 0 }, { NULL, d->value }, { NULL, d->median },
+			{ NULL, pct }, { NULL, late },
 		};
 		tab_row(&c->t, f, NF, v);
 	}

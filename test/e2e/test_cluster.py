@@ -182,6 +182,33 @@ class Cluster(ProfTestCase):
         self.assertIn("`prof stats %s` shows them as the ranks `prof parse` analysed"
                       % cluster, p.stderr)
 
+    def test_stats_of_a_late_rank(self):
+        # an analysis as prof parse writes it, rank 3 computing 5 ms longer
+        # and the others waiting for it in the allreduce: prof stats names
+        # rank 3 slow in Compute and late, and no rank for its wait
+        cluster = os.path.join(self.tmp, "made")
+        self.out = os.path.join(cluster, "cluster_analysis_output")
+        os.makedirs(self.out)
+        for r in range(RANKS):
+            os.makedirs(os.path.join(cluster, "r%d_prof" % r, "raw"))
+        with open(os.path.join(self.out, "cluster_step_trace_time.csv"), "w") as f:
+            f.write(",".join(HEADER) + "\n")
+            for step in range(1, STEPS + 1):
+                for r in range(RANKS):
+                    comp, comm = (25000, 1000) if r == 3 else (20000, 6000)
+                    f.write("%d,rank,%d,%d,%d,0,%d,100,%d,0,%d,10\n"
+                            % (step, r, comp, comm, comm, comp + comm + 100, comm))
+        j = json.loads(self.stats("--view", "ranks", "--format", "json", cluster).stdout)
+        self.assertEqual([x["slow_in"] for x in j["ranks"]], ["", "", "", "Compute,late"])
+        self.assertEqual(sorted((v["rank"], v["phase"], v["late"]) for v in j["slow_ranks"]),
+                         [(3, "Communication(Not Overlapped)", 1), (3, "Computing", 0)])
+        late = [v for v in j["slow_ranks"] if v["late"]][0]
+        self.assertEqual((late["median"], late["ranks_median"]), (1.0, 6.0))
+        out = self.stats("--view", "ranks", cluster).stdout
+        self.assertRegex(out, r"\n +3 late at the collectives \(Comm\) +1\.000 +6\.000 +-83\.33\n")
+        self.assertIn("A rank slow in Comm waits longer in collectives: for a late rank",
+                      " ".join(out.split()))
+
     def test_slow_in_computing(self):
         self.run_ranks(1, "compute")
         self.check_rows(self.rows())
