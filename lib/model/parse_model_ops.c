@@ -105,7 +105,23 @@ static uint64_t op_end(const struct parse_stream *s, uint64_t end)
  * its sequence number (numbers are per thread; a step's backward follows
  * its forward closely, so the table's 4096 slots hold it). The thread's
  * ops open at o's start are its parents. */
-static void op_nvtx_links(struct model_proc *p, const struct model_thread *t, struct model_op *o)
+/* torch 2.11's NVTX observer sends autograd's "evaluate_function: X"
+ * wrapper without a sequence number, where Kineto gives it its node X's
+ * (and so its forward thread). X opens inside it: the thread's innermost
+ * open op is the wrapper, which takes them from X (seen on an H200). */
+static void op_nvtx_wrapper(struct model_thread *t, const struct model_op *o)
+{
+	struct model_op *w = t->nops ? &t->ops[t->nops - 1] : NULL;
+	size_t n = sizeof TORCH_BACKWARD_PREFIX - 1;
+	if (!w || w->seq >= 0 || !w->name || !o->name ||
+	    !MODEL_STARTS(w->name, TORCH_BACKWARD_PREFIX) || strncmp(w->name + n, ": ", 2) != 0 ||
+	    strcmp(w->name + n + 2, o->name) != 0)
+		return;
+	w->seq = o->seq;
+	w->fwd_tid = o->fwd_tid;
+}
+
+static void op_nvtx_links(struct model_proc *p, struct model_thread *t, struct model_op *o)
 {
 	if (MODEL_STARTS(o->name, TORCH_BACKWARD_PREFIX) ||
 	    (t->nops && (t->ops[t->nops - 1].flags & RAW_OP_BACKWARD)))
@@ -119,8 +135,10 @@ static void op_nvtx_links(struct model_proc *p, const struct model_thread *t, st
 	struct model_seqtid *e = &p->fwd_seq[(uint64_t)o->seq & (MODEL_FWD_SEQ_SLOTS - 1)];
 	if (!(o->flags & RAW_OP_BACKWARD))
 		*e = (struct model_seqtid){ .seq = o->seq, .tid = t->tid };
-	else if (e->seq == o->seq && e->tid)
+	else if (e->seq == o->seq && e->tid) {
 		o->fwd_tid = e->tid;
+		op_nvtx_wrapper(t, o);
+	}
 }
 
 /* Opens o on t: what ended before it closes, it goes on the stack. An
