@@ -147,6 +147,10 @@ int cluster_write_matrix(const char *out_dir, const struct cluster *c, FILE *log
 /* out_dir/hta/rank-<r>.json: a link to each rank's trace, the folder HTA
  * loads (cluster_hta.c). 0 or a negative errno. */
 int cluster_write_hta(const char *out_dir, const struct cluster *c);
+/* Read back: the run directory hta/rank-<rank>.json(.gz) under `hta`
+ * leads to ("../../REL/PROFILER_OUTPUT/..."), as DIR/REL (malloc'd);
+ * NULL when the link is not there or not one of cluster_write_hta's. */
+char *cluster_hta_run(const char *dir, const char *hta, int rank);
 
 /* Called in the worker after each run's parse (to print a summary). */
 typedef void (*cluster_done_fn)(const char *run_dir, enum parse_status st,

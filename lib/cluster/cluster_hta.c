@@ -19,6 +19,11 @@
 
 #include "common/fsutil.h"
 
+/* A link's target: up from hta/ and cluster_analysis_output/ to the
+ * cluster directory, the run below it, then its trace. */
+#define HTA_UP  "../../"
+#define HTA_MID "/PROFILER_OUTPUT/"
+
 /* rank-<r>.json(.gz) links an earlier parse left: a rank gone must not stay. */
 static void hta_clear(const char *hta)
 {
@@ -61,7 +66,7 @@ static int hta_link(const char *out_dir, const char *hta, const struct cluster_r
 		char *file = have ? fs_join(have, names[i]) : NULL;
 		struct stat st;
 		if (file && stat(file, &st) == 0) {
-			snprintf(target, sizeof target, "../../%s/PROFILER_OUTPUT/%s", run, names[i]);
+			snprintf(target, sizeof target, HTA_UP "%s" HTA_MID "%s", run, names[i]);
 			snprintf(link, sizeof link, "%s/rank-%d.%s", hta, r->rank,
 				 i ? "json.gz" : "json");
 			if (symlink(target, link) != 0 && errno != EEXIST)
@@ -84,4 +89,24 @@ int cluster_write_hta(const char *out_dir, const struct cluster *c)
 		rc = hta_link(out_dir, hta, &c->ranks[i]);
 	free(hta);
 	return rc;
+}
+
+char *cluster_hta_run(const char *dir, const char *hta, int rank)
+{
+	static const char *const ext[] = { "json", "json.gz" };
+	static const char up[] = HTA_UP, mid[] = HTA_MID;
+	for (size_t i = 0; i < 2; i++) {
+		char link[4200], target[4096];
+		snprintf(link, sizeof link, "%s/rank-%d.%s", hta, rank, ext[i]);
+		ssize_t n = readlink(link, target, sizeof target - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		char *end = strstr(target, mid);
+		if (strncmp(target, up, sizeof up - 1) != 0 || !end)
+			return NULL;
+		*end = '\0';
+		return fs_join(dir, target + sizeof up - 1);
+	}
+	return NULL;
 }

@@ -171,12 +171,18 @@ class Archives(StatsCase):
         return subprocess.run([PROF, "stats", *args], capture_output=True, text=True,
                               timeout=60, env=env)
 
-    def test_a_parsed_archive(self):
-        run = self.prof_run([workload("tx_steps"), "4", "2"], "--archive", "tar.gz")
+    def archived(self, steps, threads):
+        """A tx_steps run packed by --archive tar.gz: the run, its archive
+        and an empty TMPDIR for prof stats."""
+        run = self.prof_run([workload("tx_steps"), str(steps), str(threads)],
+                            "--archive", "tar.gz")
         self.assertEqual(run.rc, 0, run.stderr)
-        arc = run.run_dir + ".tar.gz"
         tmp = os.path.join(self.tmp, "t")
         os.mkdir(tmp)
+        return run, run.run_dir + ".tar.gz", tmp
+
+    def test_a_parsed_archive(self):
+        run, arc, tmp = self.archived(4, 2)
         for view in ("overview", "ops", "steps"):
             want = self.ok(run.run_dir, "--view", view)
             p = self.stats_in(tmp, "--view", view, arc)
@@ -197,11 +203,7 @@ class Archives(StatsCase):
     def test_signals_leave_no_copy(self):
         # a closed pipe (`prof stats big.tar.gz | head`) and a kill while prof
         # writes: prof dies of the signal, its temporary copy removed first
-        run = self.prof_run([workload("tx_steps"), "2000", "1"], "--archive", "tar.gz")
-        self.assertEqual(run.rc, 0, run.stderr)
-        arc = run.run_dir + ".tar.gz"
-        tmp = os.path.join(self.tmp, "t")
-        os.mkdir(tmp)
+        _, arc, tmp = self.archived(2000, 1)
         env = dict(os.environ, TMPDIR=tmp)
         cmd = [PROF, "stats", "--view", "steps", arc]   # ~160 KB: more than a pipe holds
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
