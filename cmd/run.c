@@ -263,11 +263,27 @@ static void run_say_notes(const struct prof_config *c)
 			c->notes[i].key, c->notes[i].why);
 }
 
+/* PROF_OPS_NVTX, read by the Python hooks and by run_child_env: unset
+ * (the NVTX way where it applies), 0 or 1; anything else is a typo the
+ * hooks would take as unset. */
+static int run_check_ops_nvtx(void)
+{
+	const char *v = getenv("PROF_OPS_NVTX");
+	if (!v || !*v || strcmp(v, "0") == 0 || strcmp(v, "1") == 0)
+		return 0;
+	fprintf(stderr, "prof: PROF_OPS_NVTX=%s: expected 0 (operators through torch's profiler) "
+		"or 1 (through torch's NVTX ranges, saying why where they do not apply); "
+		"unset: through them where they apply\n", v);
+	return -1;
+}
+
 static int run_load_config(const struct run_args *a, struct prof_config *c)
 {
 	struct cfg_error err = { "" };
 	char source[64];
 	const char *ms = getenv(CFG_MS_SOURCE), *env = getenv("PROF_OPTIONS");
+	if (run_check_ops_nvtx())
+		return -1;
 	cfg_defaults(c);
 	if (ms && *ms && cfg_apply_ms_options(c, ms, &err))
 		goto fail;
@@ -506,10 +522,11 @@ static char **run_child_env(struct run_ctx *r)
 		.dynamic = r->dynamic_dir != NULL,
 		.cycle_results = r->cfg.cycle_results,
 		.device = (activities & CFG_ACT_DEVICE) != 0,
-		/* operators through torch's NVTX ranges (PROF_OPS_NVTX, experimental)
-		 * need NVTX traced in a run without device activity too */
-		.nvtx_only = activities == CFG_ACT_CPU && r->cfg.msprof_tx && ops_nvtx &&
-			     strcmp(ops_nvtx, "1") == 0,
+		/* operators through torch's NVTX ranges (the Python hooks' way
+		 * unless PROF_OPS_NVTX=0) need NVTX traced in a run without
+		 * device activity too */
+		.nvtx_only = activities == CFG_ACT_CPU && r->cfg.msprof_tx &&
+			     launcher_device_cuda() && !(ops_nvtx && strcmp(ops_nvtx, "0") == 0),
 		.tx_off = !r->cfg.msprof_tx, .ranks = ranks,
 		.mstx_include = r->cfg.mstx_domain_include,
 		.mstx_exclude = r->cfg.mstx_domain_exclude,

@@ -17,7 +17,7 @@
 #define PROF_AGENT_DYNAMIC      "PROF_AGENT_DYNAMIC"      /* "1": record only in --dynamic windows */
 #define PROF_AGENT_DEVICE       "PROF_AGENT_DEVICE"       /* "1": device activity on (activities DEVICE) */
 /* PROF_AGENT_DEVICE's other value: no device activity, but NVTX traced, so
- * that operators can come as torch's NVTX ranges (PROF_OPS_NVTX, CPU only) */
+ * that operators can come as torch's NVTX ranges (unless PROF_OPS_NVTX=0) */
 #define PROF_AGENT_DEVICE_NVTX  "nvtx"
 #define PROF_AGENT_CYCLES       "PROF_AGENT_CYCLES"       /* "1": a result per schedule cycle */
 #define PROF_AGENT_TX           "PROF_AGENT_TX"           /* "0": no prof_tx/NVTX marks, ranges (msprof_tx) */

@@ -33,7 +33,7 @@ void agent_dev_init(void)
 		return;
 	dev.enabled = 1;
 	if (nvtx_only)   /* CUDA's backend alone, when CUDA comes, for NVTX */
-		hal_start_none();
+		hal_start_only("cuda");
 	else
 		hal_start();
 	agent_dev_update();

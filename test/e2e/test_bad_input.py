@@ -122,6 +122,10 @@ class BadInput(ProfTestCase):
     def b04(self):
         return self.run_true(env={"PROF_OPTIONS": '{"sampling_interval": -5}'})
 
+    @case("B22")
+    def b22(self):
+        return self.run_true(env={"PROF_OPS_NVTX": "yes"})
+
     @case("B05")
     def b05(self):
         return self.run_true("--config", self.path("missing.json"))

@@ -360,6 +360,9 @@ class FakeAgent:
     def holds_cupti(self):
         return False
 
+    def nvtx_ops_begin(self):
+        return "this agent has no CUDA backend"
+
     def fw_dir(self):
         return None
 
@@ -490,7 +493,8 @@ class NvtxOps(unittest.TestCase):
         os.environ["PROF_OPS_NVTX"] = "1"
         self.addCleanup(lambda: os.environ.pop("PROF_OPS_NVTX", None))
         saved = sys.modules.get("torch")
-        self.torch = types.SimpleNamespace(__version__="2.5.1+cu124")
+        self.torch = types.SimpleNamespace(__version__="2.5.1+cu124",
+                                           version=types.SimpleNamespace(cuda="12.4"))
         sys.modules["torch"] = self.torch
         self.addCleanup(lambda: sys.modules.__setitem__("torch", saved) if saved
                         else sys.modules.pop("torch", None))
@@ -601,6 +605,97 @@ class NvtxOps(unittest.TestCase):
         self.step(A.OPS | A.RECORDING, 3)
         self.assertEqual(self.nvtx, [])
         self.assertIn("torch 1.13.1's NVTX ranges name no operator ids", self.notices()[0])
+
+    def test_by_default_where_it_applies(self):
+        # PROF_OPS_NVTX unset: the NVTX way all the same, torch 2.x with
+        # CUDA in a process whose NVTX the agent traces
+        os.environ.pop("PROF_OPS_NVTX")
+        self.setUp_again()
+        for _ in range(25):
+            self.step(A.OPS | A.RECORDING)
+        self.assertEqual(self.nvtx, [("enter", False)])
+        self.assertEqual(self.prof.started, [])
+        self.assertEqual(self.agent.ranges, [])
+        self.coll.at_exit()
+        self.assertTrue(any("through torch's NVTX ranges" in m for m in self.agent.log))
+        self.assertEqual(self.notices(), [])
+
+    def test_by_default_quiet_where_it_does_not_apply(self):
+        # not asked for: where it does not apply, the usual way and a line
+        # in the agent's log, no notice at the end of every run
+        os.environ.pop("PROF_OPS_NVTX")
+        for why in ("msprof_tx", "shapes", "old", "cpu"):
+            with self.subTest(why=why):
+                self.torch.__version__ = "1.13.1" if why == "old" else "2.5.1+cu124"
+                self.torch.version.cuda = None if why == "cpu" else "12.4"
+                self.setUp_again()
+                asked = []
+                self.agent.nvtx_ops_begin = lambda: asked.append(1) or (
+                    "NVTX is not traced (msprof_tx false)" if why == "msprof_tx" else None)
+                flags = A.OPS | A.RECORDING | (A.SHAPES if why == "shapes" else 0)
+                self.step(flags)
+                self.step(0)
+                self.step(flags, 2)
+                self.assertEqual(self.nvtx, [])
+                self.assertEqual(len(self.prof.started), 2)
+                self.assertEqual(self.notices(), [])
+                said = [m for m in self.agent.log if m.startswith("operators: the usual way")]
+                self.assertEqual(len(said), 1, self.agent.log)
+                # a torch without NVTX operator ids or CUDA: the agent is not asked
+                self.assertEqual(len(asked), 1 if why == "msprof_tx" else 0)
+                self.step(0)
+                del self.prof.started[:]
+
+    def test_steps_aside_for_the_programs_profiler(self):
+        # the observer off before the program's profiler starts, on again
+        # at once after it ended
+        REC = A.OPS | A.RECORDING
+        self.step(REC)
+        self.coll.step_aside("torch.autograd.profiler._prepare_profiler")
+        self.assertEqual(self.nvtx, [("enter", False), ("exit", False)])
+        self.assertFalse(self.prof.enabled)
+        self.step(REC)
+        self.assertEqual(len(self.nvtx), 2)           # not while the program's runs
+        self.coll.step_back("torch.autograd.profiler._disable_profiler")
+        self.assertEqual(self.nvtx[-1], ("enter", False))
+        self.assertTrue(self.prof.enabled)
+        self.assertEqual(self.prof.started, [])
+        self.assertEqual(self.agent.ranges, [])
+
+    def test_saved_flushes_asked_win_over_the_default(self):
+        # PROF_OPS_KINETO_SAVE=1 alone: torch's profiler and its own flush
+        # files, as asked; with PROF_OPS_NVTX=1 too, NVTX
+        os.environ["PROF_OPS_KINETO_SAVE"] = "1"
+        self.addCleanup(lambda: os.environ.pop("PROF_OPS_KINETO_SAVE", None))
+        self.setUp_again()
+        self.step(A.OPS | A.RECORDING)
+        self.assertEqual(self.nvtx, [("enter", False)])
+        self.step(0)
+        os.environ.pop("PROF_OPS_NVTX")
+        self.setUp_again()
+        self.step(A.OPS | A.RECORDING)
+        self.assertEqual(self.nvtx, [("enter", False), ("exit", False)])
+        self.assertEqual(len(self.prof.started), 1)
+        self.step(0)
+
+    def test_zero_never(self):
+        os.environ["PROF_OPS_NVTX"] = "0"
+        self.setUp_again()
+        self.agent.nvtx_ops_begin = lambda: self.fail("PROF_OPS_NVTX=0 asks nothing")
+        self.step(A.OPS | A.RECORDING)
+        self.assertEqual(self.nvtx, [])
+        self.assertEqual(len(self.prof.started), 1)
+        self.assertEqual(self.notices(), [])
+
+    def test_observer_failure_is_heard_by_default_too(self):
+        os.environ.pop("PROF_OPS_NVTX")
+        self.setUp_again()
+        self.enter_fails = "something torch did not expect"
+        self.step(A.OPS | A.RECORDING)
+        self.assertEqual(len(self.prof.started), 1)
+        self.assertEqual(len(self.notices()), 1)
+        self.assertIn("did not expect", self.notices()[0])
+        self.assertIn("PROF_OPS_NVTX=0", self.notices()[0])
 
     def setUp_again(self):
         self.agent = FakeAgent()

@@ -241,6 +241,18 @@ class NvtxOperatorsWithoutCuda(TorchCase):
             self.assertIn("prof collects operators the usual way", notes[0])
         self.assertIn("after torch's stop took", log)
 
+    def test_by_default_quiet(self):
+        # PROF_OPS_NVTX unset: the NVTX way is the default where it applies;
+        # where it does not (no GPU, torch 1.x), the operators come the
+        # usual way and the end of the run says nothing of NVTX
+        run = self.run_torch(EXAMPLE, "--steps", "12")
+        linear = events(run.trace(), ph="X", cat="cpu_op", name="aten::linear")
+        self.assertEqual(len(linear), 3 * 12)
+        self.assertNotIn("NVTX", run.stderr)
+        log = agent_logs(run)
+        self.assertTrue("operators: the usual way (torch's profiler), not through its NVTX "
+                        "ranges" in log or "operators: not through NVTX yet" in log, log[-2000:])
+
 
 @needs_torch
 class UserProfiler(TorchCase):

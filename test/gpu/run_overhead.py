@@ -7,11 +7,12 @@ Runs test/gpu/train.py three ways on the same machine, one after the other:
   prof devices    prof run -o OUT --activities DEVICE -- python3 train.py (steps, CUDA)
   prof operators  prof run -o OUT --activities CPU -- ... (steps, PyTorch operators)
   prof            prof run -o OUT -- python3 train.py (all of it)
-  prof operators saved, prof saved: the two above with PROF_OPS_KINETO_SAVE=1
+                  (both: operators through torch's NVTX observer, no flushes)
+  prof operators flushes, prof flushes: the two above with PROF_OPS_NVTX=0
+                  (operators through torch's profiler, flushed every ten steps)
+  prof operators saved, prof saved: the flushes with PROF_OPS_KINETO_SAVE=1
                   (torch 2.x writes each operator flush itself; the parse converts)
-  prof operators nvtx, prof nvtx: "prof operators" and "prof" with
-                  PROF_OPS_NVTX=1 (operators through torch's NVTX observer and
-                  CUPTI: no flushes)
+  prof nvtx cupti "prof" with torch's ranges left to CUPTI (PROF_NVTX_VIA_CUPTI=1)
   torch.profiler cpu  python3 train.py --torch-profiler TRACE --torch-cpu-only
   torch.profiler  python3 train.py --torch-profiler TRACE (CPU + CUDA activity)
 and prints each one's median step time and its overhead over bare. Then it
@@ -56,21 +57,24 @@ def default_prof():
 
 
 # prof's variants: steps only; steps and device activity; steps and operators;
-# all (the default)
+# all (the default: operators through torch's NVTX observer where it applies)
+CPU = ["--activities", "CPU"]
+FLUSHES = {"PROF_OPS_NVTX": "0"}   # operators through torch's profiler, flushed
 PROF_VARIANTS = (("prof steps", ["--activities", ""], {}),
                  ("prof devices", ["--activities", "DEVICE"], {}),
-                 ("prof operators", ["--activities", "CPU"], {}),
+                 ("prof operators", CPU, {}),
                  ("prof", [], {}),
-                 # torch writes each operator flush itself, the parse converts it
-                 # (PROF_OPS_KINETO_SAVE: off by default until these figures say)
-                 ("prof operators saved", ["--activities", "CPU"], {"PROF_OPS_KINETO_SAVE": "1"}),
-                 ("prof saved", [], {"PROF_OPS_KINETO_SAVE": "1"}),
-                 # operators through torch's NVTX observer: no flushes (PROF_OPS_NVTX)
-                 ("prof operators nvtx", ["--activities", "CPU"], {"PROF_OPS_NVTX": "1"}),
-                 ("prof nvtx", [], {"PROF_OPS_NVTX": "1"}),
-                 # the same, torch's ranges left to CUPTI's MARKER records (the
-                 # way before prof's NVTX hook: PROF_NVTX_VIA_CUPTI, a diagnostic)
-                 ("prof nvtx cupti", [], {"PROF_OPS_NVTX": "1", "PROF_NVTX_VIA_CUPTI": "1"}))
+                 # the way before NVTX: torch's profiler stopped, converted and
+                 # restarted on the training thread every ten steps
+                 ("prof operators flushes", CPU, FLUSHES),
+                 ("prof flushes", [], FLUSHES),
+                 # ... torch writing each flush itself, the parse converting it
+                 # (PROF_OPS_KINETO_SAVE: experimental)
+                 ("prof operators saved", CPU, dict(FLUSHES, PROF_OPS_KINETO_SAVE="1")),
+                 ("prof saved", [], dict(FLUSHES, PROF_OPS_KINETO_SAVE="1")),
+                 # torch's ranges left to CUPTI's MARKER records (the way before
+                 # prof's NVTX hook: PROF_NVTX_VIA_CUPTI, a diagnostic)
+                 ("prof nvtx cupti", [], {"PROF_NVTX_VIA_CUPTI": "1"}))
 # --ablate: what each CUPTI kind prof traces costs (PROF_CUDA_SKIP_KINDS, a diagnostic)
 DEV = ["--activities", "DEVICE"]
 # the kinds Kineto does not trace by default (torch.profiler's CUDA activity)
@@ -134,7 +138,8 @@ def op_count(run_dir):
 def check_saved(c, dirs):
     """PROF_OPS_KINETO_SAVE's operators against those prof converts itself,
     on the same script: about as many (each run's own), none left unparsed."""
-    for saved, own in (("prof operators saved", "prof operators"), ("prof saved", "prof")):
+    for saved, own in (("prof operators saved", "prof operators flushes"),
+                       ("prof saved", "prof flushes")):
         if saved not in dirs or own not in dirs:
             continue
         a, b = op_count(dirs[saved]), op_count(dirs[own])
@@ -147,11 +152,12 @@ def check_saved(c, dirs):
 
 
 def check_nvtx(c, dirs):
-    """PROF_OPS_NVTX's operators against prof's usual way, same script:
-    about as many (torch's NVTX observer sees the same RecordFunctions),
-    the runs made no flush, and with device activity they have device time."""
-    for nvtx, own in (("prof operators nvtx", "prof operators"), ("prof nvtx", "prof"),
-                      ("prof nvtx cupti", "prof")):
+    """The operators of torch's NVTX observer (the default) against the
+    flush way's (PROF_OPS_NVTX=0), same script: about as many (the observer
+    sees the same RecordFunctions), the runs made no flush, and with device
+    activity they have device time."""
+    for nvtx, own in (("prof operators", "prof operators flushes"), ("prof", "prof flushes"),
+                      ("prof nvtx cupti", "prof flushes")):
         if nvtx not in dirs or own not in dirs:
             continue
         a, b = op_count(dirs[nvtx]), op_count(dirs[own])
@@ -173,7 +179,7 @@ def check_nvtx(c, dirs):
             c.check(via > 0 and at_call == 0, "%s: through CUPTI alone" % nvtx, came[:1])
         else:
             c.check(at_call > 0 and via == 0, "%s: taken at the NVTX call" % nvtx, came[:1])
-        if nvtx in ("prof nvtx", "prof nvtx cupti"):
+        if nvtx in ("prof", "prof nvtx cupti"):
             dev = [r for r in csv_rows(dirs[nvtx], "operator_details.csv")
                    if float(r.get("Device Total Duration(us)") or 0) > 0]
             c.check(bool(dev), "%s: operators with device time" % nvtx, len(dev))

@@ -7,7 +7,10 @@ the agent's CUDA log lines, the step table).
   test/gpu/scenarios.py [--prof build/bin/prof] [--python python3]
                         [--out DIR] [--only loop,compile,graphs,userprof,streams,amp,
                         inscript,saved,nvtx]   (saved: the loop with PROF_OPS_KINETO_SAVE=1;
-                        nvtx: the loop with PROF_OPS_NVTX=1)
+                        nvtx: the loop without --record-shapes, so its
+                        operators come through torch's NVTX observer, the
+                        default where no details are asked, as in compile,
+                        graphs, userprof and amp)
 
 Exit status 1 when a check failed. Each scenario has its own time limit;
 one that runs out is a failure, and the others still run.
@@ -194,6 +197,18 @@ def ops_with_device_time(c, d):
             "%d of %d" % (len(dev), len(rows)))
 
 
+def ops_through_nvtx(c, d, name):
+    """No details asked: the operators came through torch's NVTX observer
+    (the default), not a flush of torch's profiler, and nothing was said."""
+    text = "\n".join(logs(d).values())
+    came = [ln for ln in text.splitlines() if "operators from torch's NVTX ranges" in ln]
+    c.check(bool(came) and "after torch's stop took" not in text,
+            "%s: operators through torch's NVTX ranges, no flush (the default)" % name,
+            came[:2] or [ln for ln in text.splitlines() if "operators: " in ln][:3])
+    said = [ln for ln in text.splitlines() if "notice:" in ln and "NVTX" in ln]
+    c.check(not said, "%s: no NVTX notice" % name, said[:2])
+
+
 def scenario_loop(c, d, ev, res):
     steps = res["steps"] if res else 20
     common_checks(c, d, ev, steps)
@@ -226,6 +241,7 @@ def scenario_compile(c, d, ev, res):
     triton = collections.Counter(k["name"] for k in kernels if k["name"].startswith("triton"))
     c.check(len(triton) > 0, "Triton kernels named", triton.most_common(4))
     ops_with_device_time(c, d)
+    ops_through_nvtx(c, d, "compile")
 
 
 def scenario_graphs(c, d, ev, res):
@@ -237,6 +253,7 @@ def scenario_graphs(c, d, ev, res):
     c.check(bool(launches), "graph launches recorded", launches.most_common(4))
     per = collections.Counter(k.get("args", {}).get("graph id") for k in kernels)
     print("  [info] kernels by graph id: %s" % per.most_common(4))
+    ops_through_nvtx(c, d, "graphs")
 
 
 def scenario_userprof(c, d, ev, res):
@@ -256,6 +273,7 @@ def scenario_userprof(c, d, ev, res):
     steps = csv_rows(d, "step_trace_time.csv")
     c.check(len(steps) >= 2 * (res or {}).get("steps", 1), "steps of both loops recorded",
             len(steps))
+    ops_through_nvtx(c, d, "userprof")
 
 
 def event_syncs(c, ev, steps):
@@ -320,6 +338,7 @@ def scenario_amp(c, d, ev, res):
     said = "GradScaler skipped the update of %d of them" % skipped
     c.check(said in "\n".join(logs(d).values()), "the agent log counts the skipped updates",
             said)
+    ops_through_nvtx(c, d, "amp")
 
 
 def scenario_inscript(c, d, ev, res):
@@ -354,16 +373,14 @@ def scenario_saved(c, d, ev, res):
 
 
 def scenario_nvtx(c, d, ev, res):
-    """The loop with operators through torch's NVTX observer (PROF_OPS_NVTX):
-    what the loop has, operators joined to their kernels included, and no
-    flush on the training thread."""
+    """The loop without --record-shapes: operators through torch's NVTX
+    observer (the default): what the loop has, operators joined to their
+    kernels included, and no flush on the training thread."""
     scenario_loop(c, d, ev, res)
     text = "\n".join(logs(d).values())
     c.check("through torch's NVTX ranges" in text, "nvtx: operators through NVTX (agent log)")
-    c.check("notice: PROF_OPS_NVTX" not in text, "nvtx: no fallback notice",
-            [ln for ln in text.splitlines() if "PROF_OPS_NVTX" in ln][:2])
+    ops_through_nvtx(c, d, "nvtx")
     came = [ln for ln in text.splitlines() if "operators from torch's NVTX ranges" in ln]
-    c.check(bool(came), "nvtx: the CUDA backend made operators of them", came[:2])
     # taken at the NVTX call (backend_nvtx.c's hook in front of the real
     # CUPTI), none left to CUPTI
     at_call = [int(m.group(1)) for ln in came
@@ -407,7 +424,7 @@ SCENARIOS = {
     # the loop, operators through torch's NVTX observer (no details)
     "nvtx": (["loop", "--steps", "30"], [], 90, scenario_nvtx),
 }
-SCENARIO_ENV = {"saved": {"PROF_OPS_KINETO_SAVE": "1"}, "nvtx": {"PROF_OPS_NVTX": "1"}}
+SCENARIO_ENV = {"saved": {"PROF_OPS_KINETO_SAVE": "1"}}
 
 
 def main():

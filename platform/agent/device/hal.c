@@ -31,6 +31,7 @@ static const struct dev_backend *const hal_table[] = {
 static struct {
 	pthread_mutex_t lock;
 	int enabled;             /* hal_start ran: the run wants device activity */
+	const char *only;        /* hal_start_only's backend: no other may start */
 	int paused;              /* outside a recording window */
 	int started[HAL_N];
 } hal = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -65,10 +66,11 @@ void hal_start(void)
 	pthread_mutex_unlock(&hal.lock);
 }
 
-void hal_start_none(void)
+void hal_start_only(const char *name)
 {
 	pthread_mutex_lock(&hal.lock);
 	hal.enabled = 1;
+	hal.only = name;
 	pthread_mutex_unlock(&hal.lock);
 }
 
@@ -78,7 +80,8 @@ int hal_start_backend(const char *name)
 	pthread_mutex_lock(&hal.lock);
 	/* Not enabled: the run's activities leave DEVICE out. */
 	for (size_t i = 0; hal.enabled && i < HAL_N; i++)
-		if (hal_table[i] && strcmp(hal_table[i]->name, name) == 0)
+		if (hal_table[i] && strcmp(hal_table[i]->name, name) == 0 &&
+		    (!hal.only || strcmp(hal.only, name) == 0))
 			rc = hal_start_one(i);
 	pthread_mutex_unlock(&hal.lock);
 	return rc;

@@ -33,10 +33,11 @@ struct dev_backend {
 
 /* Called by the agent. hal_start starts every backend whose probe says
  * yes (when PROF_AGENT_DEVICE is "1"); the others are no-ops until then.
- * hal_start_none probes none: a backend starts at its own entry only
- * (CUDA's injection), as a run that traces NVTX alone wants. */
+ * hal_start_only probes none and lets only the backend `name` start, at
+ * its own entry (CUDA's injection), as a run that traces NVTX alone
+ * wants: no other device's activity. */
 void hal_start(void);
-void hal_start_none(void);
+void hal_start_only(const char *name);
 void hal_pause(void);
 void hal_resume(void);
 void hal_flush(void);

@@ -299,8 +299,9 @@ class FakeCudaTest(ProfTestCase):
 
     def test_cpu_only_holds_cupti(self):
         # Kineto (torch's profiler, which prof runs for the operators) must
-        # find CUPTI taken and stay CPU-only; no CUDA activity is recorded.
-        run = self.run_app("--activities", "CPU")
+        # find CUPTI taken and stay CPU-only; no CUDA activity is recorded
+        # (PROF_OPS_NVTX=0: operators never through torch's NVTX ranges).
+        run = self.run_app("--activities", "CPU", env={"PROF_OPS_NVTX": "0"})
         self.assertIn("CUPTI held so that torch's profiler records CPU operators only",
                       self.agent_log(run))
         self.assertNotIn("tracing with CUPTI", self.agent_log(run))
@@ -309,10 +310,10 @@ class FakeCudaTest(ProfTestCase):
         self.assertEqual(events(t, "X", "cuda_runtime"), [])
 
     def test_cpu_only_nvtx_operators(self):
-        # --activities CPU with PROF_OPS_NVTX=1: CUPTI traces NVTX alone, so
-        # torch's operator ranges still reach prof; no device activity
-        run = self.run_app("--activities", "CPU",
-                           env={"PROF_OPS_NVTX": "1", "FAKE_TORCH_OPS": "1"})
+        # --activities CPU (PROF_OPS_NVTX unset, the default): CUPTI traces
+        # NVTX alone, so torch's operator ranges still reach prof; no
+        # device activity
+        run = self.run_app("--activities", "CPU", env={"FAKE_TORCH_OPS": "1"})
         log = self.agent_log(run)
         self.assertIn("cuda: tracing NVTX alone (no device activity) with CUPTI", log)
         t = run.trace()

@@ -532,8 +532,8 @@ static void cuda_log_totals(void)
 			  "cuda: %llu operators from torch's NVTX ranges (%llu at the NVTX call, "
 			  "%llu through CUPTI)" :
 			  "notice: cuda: operators were collected through torch's NVTX ranges "
-			  "(PROF_OPS_NVTX=1) and none reached prof (%llu, %llu, %llu): run without "
-			  "PROF_OPS_NVTX, and tell us the torch and CUDA versions",
+			  "and none reached prof (%llu, %llu, %llu): run with PROF_OPS_NVTX=0 "
+			  "(torch's profiler), and tell us the torch and CUDA versions",
 			  (unsigned long long)(s->torch_ops + hooked), (unsigned long long)hooked,
 			  (unsigned long long)s->torch_ops);
 	for (unsigned i = 0; i < CUDA_OVERHEAD_SLOTS; i++)

@@ -46,11 +46,13 @@ it while the program runs (platform/launcher/fw_ingest.c, with
 lib/ingest/parse_kineto.c, which the parse uses for what is left); the
 getters are not called here at all.
 
-Operators as torch's NVTX ranges (PROF_OPS_NVTX=1, torch 2.x on a GPU
-that prof traces, no details asked; experimental): _start_nvtx runs torch's
-NVTX observer instead of its profiler; the agent, NVTX's tool, takes its
-ranges at the call and writes them as operators; nothing is flushed on the
-program's thread.
+Operators as torch's NVTX ranges (the default where it applies: torch
+2.x built with CUDA, in a process whose CUDA and NVTX prof traces, no
+details asked; PROF_OPS_NVTX=0 never, =1 says at the end of the run why
+not where it does not apply): _start_nvtx runs torch's NVTX observer
+instead of its profiler; the agent, NVTX's tool, takes its ranges at the
+call and writes them as operators; nothing is flushed on the program's
+thread (test/gpu/README has the figures that made it the default).
 
 Memory (profile_memory): the allocator's events torch recorded in the
 window go to the agent's fwmem.raw (agent.pack_memory), in time order on
@@ -98,6 +100,16 @@ BACKWARD_PREFIX = "autograd::engine::evaluate_function"
 _START_THEN_LONGEST = operator.itemgetter(0, 1)   # on (start, -end, event, name)
 
 
+def _nvtx_torch_lacks(torch):
+    """Why this torch's NVTX ranges cannot be prof's operators (None: they can)."""
+    version = getattr(torch, "__version__", "0")
+    if not version[:1].isdigit() or int(version.split(".")[0]) < 2:
+        return "torch %s's NVTX ranges name no operator ids (torch 2.0 or later does)" % version
+    if getattr(getattr(torch, "version", None), "cuda", None) is None:
+        return "torch %s was built without CUDA" % version
+    return None
+
+
 class Collector:
     def __init__(self, profiler, empty, agent, guard, main_process):
         """profiler: torch.autograd.profiler (profile, record_function and
@@ -131,7 +143,11 @@ class Collector:
         self._tids = {}          # torch thread id -> OS tid (negated torch id: unknown)
         self._other_thread_logged = False
         self.save_kineto = os.environ.get("PROF_OPS_KINETO_SAVE") == "1"
-        self.nvtx = os.environ.get("PROF_OPS_NVTX") == "1"   # see _start_nvtx
+        nvtx = os.environ.get("PROF_OPS_NVTX")   # see _start_nvtx
+        self.nvtx_asked = nvtx == "1"   # where it does not apply, the user hears why
+        # the default where it applies, unless turned off or torch's own
+        # flush files asked for
+        self.nvtx = self.nvtx_asked or (nvtx != "0" and not self.save_kineto)
         self.nvtx_ctx = None     # the running session is torch's NVTX observer's
         self._nvtx_waits = 0     # starts made the usual way while CUDA was not traced yet
         self._nvtx_detail_said = False
@@ -266,9 +282,8 @@ class Collector:
     def _start(self, detail):
         if self.nvtx and detail and not self._nvtx_detail_said:
             self._nvtx_detail_said = True
-            self.agent.log("notice: PROF_OPS_NVTX: torch's NVTX ranges carry no call stacks, "
-                           "shapes, memory, modules or FLOPs, which this run asks for; prof "
-                           "collects operators the usual way")
+            self._nvtx_not_here("torch's NVTX ranges carry no call stacks, shapes, memory, "
+                                "modules or FLOPs, which this run asks for")
         if self.nvtx and not detail and self._start_nvtx():
             return
         kw = {"use_cpu": True, "record_shapes": bool(detail & A.SHAPES),
@@ -295,43 +310,30 @@ class Collector:
 
     # --- operators as torch's NVTX ranges (PROF_OPS_NVTX) ------------------
     def _start_nvtx(self):
-        """PROF_OPS_NVTX=1, torch 2.x on a GPU that prof traces, no details
-        asked: torch's NVTX observer (emit_nvtx) wraps each operator in an
-        NVTX range ("aten::mm, seq = 3, op_id = 9"), which the agent takes
-        at the NVTX call and writes as an operator in its thread's stream
+        """Torch 2.x with CUDA, a process whose CUDA and NVTX prof traces,
+        no details asked (PROF_OPS_NVTX=0: never): torch's NVTX observer
+        (emit_nvtx) wraps each operator in an NVTX range ("aten::mm, seq =
+        3, op_id = 9"), which the agent takes at the NVTX call and writes
+        as an operator in its thread's stream
         (platform/agent/device/cuda/backend_nvtx.c). Nothing is stopped,
         converted or restarted on the program's thread: no flushes. Not a
-        CUDA process yet: the usual way, and again at the next start.
-        Experimental until a GPU has measured it (test/gpu/README)."""
-        torch = sys.modules.get("torch")
-        version = getattr(torch, "__version__", "0")
-        why = None
-        if not version[:1].isdigit() or int(version.split(".")[0]) < 2:
-            why = "torch %s's NVTX ranges name no operator ids (torch 2.0 or later does)" % version
-        if why is None:
-            why = self.agent.nvtx_ops_begin()
-        if why is not None and why.startswith("CUDA is not traced in this process yet"):
-            self._nvtx_waits += 1
-            if self._nvtx_waits == 1:
-                self.agent.log("operators: not through NVTX yet: %s" % why)
-            return False
-        ctx = None
-        if why is None:
-            ctx = self._profiler.emit_nvtx(record_shapes=False)
-            aside.ours.on = True
-            try:
-                ctx.__enter__()
-            except Exception as ex:
-                why = "torch's NVTX observer did not start (%s)" % ex
-            finally:
-                aside.ours.on = False
+        CUDA process yet: the usual way, and again at the next start."""
+        why = _nvtx_torch_lacks(sys.modules.get("torch")) or self.agent.nvtx_ops_begin()
         if why is not None:
-            self.nvtx = False
-            self.agent.log("notice: PROF_OPS_NVTX: %s; prof collects operators the usual way" % why)
+            if why.startswith("CUDA is not traced in this process yet"):
+                self._nvtx_waits += 1
+                if self._nvtx_waits == 1:
+                    self.agent.log("operators: not through NVTX yet: %s" % why)
+            else:
+                self.nvtx = False
+                self._nvtx_not_here(why)
+            return False
+        ctx = self._enter_nvtx()
+        if ctx is None:
             return False
         if not self.started_once:
-            self.agent.log("operators: through torch's NVTX ranges (PROF_OPS_NVTX): "
-                           "no flushes on the program's thread")
+            self.agent.log("operators: through torch's NVTX ranges: no flushes on the "
+                           "program's thread")
         self.started_once = True
         self.running = True
         self.owner = threading.get_ident()
@@ -342,6 +344,33 @@ class Collector:
         self.sync = None
         self.nvtx_ctx = ctx
         return True
+
+    def _enter_nvtx(self):
+        """torch's NVTX observer on, or None: it failed where it should
+        not (the agent traces NVTX here), which the user hears."""
+        ctx = self._profiler.emit_nvtx(record_shapes=False)
+        aside.ours.on = True
+        try:
+            ctx.__enter__()
+            return ctx
+        except Exception as ex:
+            self.nvtx = False
+            self.agent.log("notice: operators: torch's NVTX observer did not start (%s); prof "
+                           "collects them the usual way (torch's profiler); PROF_OPS_NVTX=0 "
+                           "goes that way at once" % ex)
+            return None
+        finally:
+            aside.ours.on = False
+
+    def _nvtx_not_here(self, why):
+        """The NVTX way does not apply: the usual way, and the user hears
+        why at the end of the run only when PROF_OPS_NVTX=1 asked for it."""
+        if self.nvtx_asked:
+            self.agent.log("notice: PROF_OPS_NVTX: %s; prof collects operators the usual way"
+                           % why)
+        else:
+            self.agent.log("operators: the usual way (torch's profiler), not through its NVTX "
+                           "ranges: %s" % why)
 
     def _stop_nvtx(self):
         ctx, self.nvtx_ctx = self.nvtx_ctx, None
