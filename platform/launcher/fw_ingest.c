@@ -88,11 +88,13 @@ static int stream_open(struct image *im)
 	return im->opened > 0;
 }
 
-/* The image's waiting flushes (ks, in order) into its stream. */
+/* The image's waiting flushes (ks, in order) into its stream. Once the
+ * stream has stopped (a full disk), the later flushes stay for the parse:
+ * written into it they would only be counted lost, and removed. */
 static void image_look(struct fw_ingest *f, struct image *im, const long *ks, long n)
 {
 	long ops = 0;
-	for (long i = 0; i < n && stream_open(im); i++) {
+	for (long i = 0; i < n && stream_open(im) && !im->w.broken; i++) {
 		if (was_bad(im, ks[i]))
 			continue;
 		if (kineto_flush_into(im->dirfd, im->name, ks[i], &im->w, NULL, &ops) == 0) {

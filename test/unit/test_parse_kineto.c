@@ -6,8 +6,14 @@
 #include "rawgen.h"
 #include "unit.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+
 #include "ingest/kineto_read.h"
 #include "ingest/parse_kineto.h"
+#include "launcher/fw_ingest.h"
+#include "raw/raw_format.h"
 #include "raw/raw_reader.h"
 
 #define OFF 5000000000000LL   /* monotonic = the file's time + OFF (ns) */
@@ -252,6 +258,39 @@ static void test_left_in_place(void)
 	run_free(&rd);
 }
 
+/* The launcher's conversion (fw_ingest) into a stream that cannot grow (a
+ * full disk; here a file size limit): the flushes stay where they are, for
+ * the parse, not counted lost into it and removed. */
+static void test_launcher_leaves_flushes_its_stream_cannot_take(void)
+{
+	struct kdir rd = make_run("kineto_no_room", "4242.0");
+	put(rd.img, "kineto-1.json", TRACE);
+	put(rd.img, "kineto-1.meta", META);
+	put(rd.img, "kineto-2.json", TRACE);
+	put(rd.img, "kineto-2.meta", META);
+	int raw_fd = open(rd.raw, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(raw_fd >= 0);
+	struct rlimit was, room = { RAW_HEADER_SIZE, 0 };
+	CHECK(getrlimit(RLIMIT_FSIZE, &was) == 0);
+	room.rlim_max = was.rlim_max;
+	signal(SIGXFSZ, SIG_IGN);   /* a write past the limit fails with EFBIG instead */
+	CHECK(setrlimit(RLIMIT_FSIZE, &room) == 0);
+	struct fw_ingest *f = NULL;
+	CHECK(fw_ingest_start(&f, raw_fd, 10) == 0);
+	uint64_t n = fw_ingest_stop(f);   /* its last look converts what is there */
+	CHECK(setrlimit(RLIMIT_FSIZE, &was) == 0);
+	CHECK(n == 0);
+	CHECK(exists(rd.img, "kineto-1.json") && exists(rd.img, "kineto-2.json"));
+	CHECK(exists(rd.img, "kineto-1.meta") && exists(rd.img, "kineto-2.meta"));
+	/* with room again, the parse converts both */
+	char *buf = NULL;
+	CHECK(ingest(&rd, &buf) == 2);
+	CHECK(!exists(rd.img, "kineto-1.json") && !exists(rd.img, "kineto-2.json"));
+	free(buf);
+	close(raw_fd);
+	run_free(&rd);
+}
+
 static void test_reader_shapes(void)
 {
 	/* Kineto before 2024: absolute integer microseconds, no base */
@@ -279,5 +318,6 @@ int main(void)
 	test_reader_shapes();
 	test_flush_converted();
 	test_left_in_place();
+	test_launcher_leaves_flushes_its_stream_cannot_take();
 	return unit_done();
 }
