@@ -361,7 +361,7 @@ class FakeAgent:
         return False
 
     def nvtx_ops_begin(self):
-        return "this agent has no CUDA backend"
+        return "setting: this agent has no CUDA backend"
 
     def fw_dir(self):
         return None
@@ -562,7 +562,7 @@ class NvtxOps(unittest.TestCase):
         self.assertEqual(self.nvtx, [("enter", False)])
 
     def test_agent_says_no_the_usual_way_and_a_notice(self):
-        self.why = "NVTX is not traced (msprof_tx false, or PROF_CUDA_SKIP_KINDS)"
+        self.why = "setting: NVTX is not traced (msprof_tx false, or PROF_CUDA_SKIP_KINDS)"
         self.step(A.OPS | A.RECORDING)
         self.assertEqual(self.nvtx, [])
         self.assertEqual(len(self.prof.started), 1)
@@ -572,6 +572,7 @@ class NvtxOps(unittest.TestCase):
         self.assertEqual([o["name"] for o in self.agent.ops], ["aten::mm"])
         self.assertEqual(len(self.notices()), 1)
         self.assertIn("msprof_tx false", self.notices()[0])
+        self.assertNotIn("setting:", self.notices()[0])
         self.why = None
         self.step(A.OPS | A.RECORDING, 2)             # not tried again
         self.assertEqual(self.nvtx, [])
@@ -631,7 +632,8 @@ class NvtxOps(unittest.TestCase):
                 self.setUp_again()
                 asked = []
                 self.agent.nvtx_ops_begin = lambda: asked.append(1) or (
-                    "NVTX is not traced (msprof_tx false)" if why == "msprof_tx" else None)
+                    "setting: NVTX is not traced (msprof_tx false)" if why == "msprof_tx"
+                    else None)
                 flags = A.OPS | A.RECORDING | (A.SHAPES if why == "shapes" else 0)
                 self.step(flags)
                 self.step(0)
@@ -677,6 +679,22 @@ class NvtxOps(unittest.TestCase):
         self.assertEqual(self.nvtx, [("enter", False), ("exit", False)])
         self.assertEqual(len(self.prof.started), 1)
         self.step(0)
+
+    def test_by_default_heard_where_the_environment_rules_it_out(self):
+        # not the run's settings nor torch: another NVTX tool, a CUPTI
+        # without NVTX; the usual way costs the user more, so a notice
+        os.environ.pop("PROF_OPS_NVTX")
+        self.setUp_again()
+        self.agent.nvtx_ops_begin = lambda: "NVTX_INJECTION64_PATH names another tool"
+        self.step(A.OPS | A.RECORDING)
+        self.step(0)
+        self.step(A.OPS | A.RECORDING, 2)
+        self.assertEqual(self.nvtx, [])
+        self.assertEqual(len(self.prof.started), 2)
+        self.assertEqual(len(self.notices()), 1, self.agent.log)
+        self.assertIn("cannot reach prof here (NVTX_INJECTION64_PATH names another tool)",
+                      self.notices()[0])
+        self.assertNotIn("setting:", "\n".join(self.agent.log))
 
     def test_zero_never(self):
         os.environ["PROF_OPS_NVTX"] = "0"

@@ -619,19 +619,22 @@ __attribute__((visibility("default"))) int prof_fw_cupti_held(void)
 }
 
 /* Why torch's NVTX ranges of operators would not reach prof in this
- * process (NULL: they would). */
+ * process (NULL: they would). A reason the run's own settings give
+ * starts with "setting: ": the hooks then go the usual way without a
+ * word, where another (another NVTX tool, an old CUPTI) costs the user
+ * the cheaper way and is said at the end of the run. */
 static const char *cuda_nvtx_ops_blocked(void)
 {
 	if (!cuda_running())
 		return "CUDA is not traced in this process yet (device activity off, or CUDA "
 		       "not initialised)";
 	if (agent.tx_off)
-		return "NVTX is not traced (msprof_tx false)";
+		return "setting: NVTX is not traced (msprof_tx false)";
 	if ((cuda.skip & (1ull << ((unsigned)CUPTI_ACTIVITY_KIND_MARKER & 63))) &&
 	    cuda_nvtx_via_cupti())
-		return "NVTX is not traced (PROF_CUDA_SKIP_KINDS)";
+		return "setting: NVTX is not traced (PROF_CUDA_SKIP_KINDS)";
 	if (!domain_filter_keeps(&agent.domains, NULL))
-		return "the default NVTX domain is left out (mstx_domain_include/exclude)";
+		return "setting: the default NVTX domain is left out (mstx_domain_include/exclude)";
 	const char *inj = getenv("NVTX_INJECTION64_PATH"), *slash = inj ? strrchr(inj, '/') : NULL;
 	if (!inj || strcmp(slash ? slash + 1 : inj, SELFPATH_AGENT_NAME) != 0)
 		return "NVTX_INJECTION64_PATH names another tool";

@@ -142,8 +142,8 @@ class Agent:
     def nvtx_ops_begin(self):
         """None when torch's NVTX ranges of operators reach prof in this
         process (the agent then expects them), else why not."""
-        if self._nvtx_begin is None:
-            return "this agent has no CUDA backend"
+        if self._nvtx_begin is None:   # prof built without CUPTI: nothing to say each run
+            return "setting: this agent has no CUDA backend"
         why = self._nvtx_begin()
         return None if why is None else why.decode("utf-8", "replace")
 

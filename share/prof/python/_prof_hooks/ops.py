@@ -100,13 +100,20 @@ BACKWARD_PREFIX = "autograd::engine::evaluate_function"
 _START_THEN_LONGEST = operator.itemgetter(0, 1)   # on (start, -end, event, name)
 
 
+# A reason for not taking the NVTX way that the run's settings or its
+# torch give (the agent's prof_fw_nvtx_ops_begin marks its own so): the
+# usual way then goes without a word unless PROF_OPS_NVTX=1 asked.
+SETTING = "setting: "
+
+
 def _nvtx_torch_lacks(torch):
     """Why this torch's NVTX ranges cannot be prof's operators (None: they can)."""
     version = getattr(torch, "__version__", "0")
     if not version[:1].isdigit() or int(version.split(".")[0]) < 2:
-        return "torch %s's NVTX ranges name no operator ids (torch 2.0 or later does)" % version
+        return (SETTING + "torch %s's NVTX ranges name no operator ids (torch 2.0 or later "
+                "does)" % version)
     if getattr(getattr(torch, "version", None), "cuda", None) is None:
-        return "torch %s was built without CUDA" % version
+        return SETTING + "torch %s was built without CUDA" % version
     return None
 
 
@@ -282,8 +289,8 @@ class Collector:
     def _start(self, detail):
         if self.nvtx and detail and not self._nvtx_detail_said:
             self._nvtx_detail_said = True
-            self._nvtx_not_here("torch's NVTX ranges carry no call stacks, shapes, memory, "
-                                "modules or FLOPs, which this run asks for")
+            self._nvtx_not_here(SETTING + "torch's NVTX ranges carry no call stacks, shapes, "
+                                "memory, modules or FLOPs, which this run asks for")
         if self.nvtx and not detail and self._start_nvtx():
             return
         kw = {"use_cpu": True, "record_shapes": bool(detail & A.SHAPES),
@@ -363,11 +370,19 @@ class Collector:
             aside.ours.on = False
 
     def _nvtx_not_here(self, why):
-        """The NVTX way does not apply: the usual way, and the user hears
-        why at the end of the run only when PROF_OPS_NVTX=1 asked for it."""
+        """The NVTX way does not apply: the usual way. The user hears why at
+        the end of the run when PROF_OPS_NVTX=1 asked for it, or when it is
+        not the run's settings or torch that rule it out (another NVTX
+        tool, a CUPTI without NVTX): the usual way costs more a step."""
+        chosen = why.startswith(SETTING)
+        why = why[len(SETTING):] if chosen else why
         if self.nvtx_asked:
             self.agent.log("notice: PROF_OPS_NVTX: %s; prof collects operators the usual way"
                            % why)
+        elif not chosen:
+            self.agent.log("notice: operators: torch's NVTX ranges cannot reach prof here (%s), "
+                           "so prof collects them through torch's profiler, which costs more a "
+                           "step (README: Cost)" % why)
         else:
             self.agent.log("operators: the usual way (torch's profiler), not through its NVTX "
                            "ranges: %s" % why)
