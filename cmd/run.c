@@ -818,16 +818,20 @@ static int run_publish(struct run_ctx *r)
 static void run_start_samplers(struct run_ctx *r, pid_t root)
 {
 	uint32_t ms = r->cfg.sampling_interval_ms, parts = run_host_parts(&r->cfg);
+	/* the launcher's streams too feed the word said while the program
+	 * runs when the filesystem fills (run_disk_look) */
+	uint64_t *full = r->rd.control ? &r->rd.control->streams_disk_full : NULL;
 	int rc;
-	if (ms && parts && (rc = sampler_start(&r->sampler, r->rd.launcher_fd, ms, root, parts)))
+	if (ms && parts &&
+	    (rc = sampler_start(&r->sampler, r->rd.launcher_fd, ms, root, parts, full)))
 		fprintf(stderr, "prof: warning: host sampling off: cannot create %s/%s/%s/%s: %s\n",
 			r->rd.path, PROF_RAW_DIR, PROF_LAUNCHER_STREAMS, SAMPLER_STREAM,
 			strerror(-rc));
 	if (ms && (cfg_activities(&r->cfg) & CFG_ACT_DEVICE))
-		launcher_device_start(&r->dev, r->rd.fd, r->rd.launcher_fd, ms);
+		launcher_device_start(&r->dev, r->rd.fd, r->rd.launcher_fd, ms, full);
 	/* without it the parse converts them all at the end, from a full disk */
 	if ((cfg_activities(&r->cfg) & CFG_ACT_CPU) &&
-	    (rc = fw_ingest_start(&r->ingest, r->rd.raw_fd, FW_INGEST_MS)))
+	    (rc = fw_ingest_start(&r->ingest, r->rd.raw_fd, FW_INGEST_MS, full)))
 		fprintf(stderr, "prof: warning: torch's operator flush files are converted only "
 			"after the run (%s)\n", strerror(-rc));
 }

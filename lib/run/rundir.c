@@ -125,6 +125,7 @@ static void rundir_switches_open(struct rundir *rd, bool recording)
 		.clock = RAW_CLOCK_MONOTONIC, .kind = RAW_STREAM_LAUNCHER,
 		.chunk_size = RAW_CHUNK_MIN, .pid = (int32_t)getpid(),
 		.tid = (int32_t)getpid(), .ppid = (int32_t)getppid(), .comm = "prof launcher",
+		.disk_full = &rd->control->streams_disk_full,
 	};
 	if (raw_writer_open(&rd->switches, rd->launcher_fd, "switches.raw", &o) != 0)
 		return;

@@ -30,6 +30,7 @@ struct fw_ingest {
 	int raw_fd;
 	int stop_fd[2];
 	uint64_t interval_ns;
+	uint64_t *disk_full;
 	pthread_t thread;
 	struct image *img;
 	size_t nimg, cap_img;
@@ -77,13 +78,13 @@ static void note_bad(struct image *im, long k)
 	}
 }
 
-static int stream_open(struct image *im)
+static int stream_open(const struct fw_ingest *f, struct image *im)
 {
 	if (im->opened)
 		return im->opened > 0;
 	struct raw_writer_opts o = { .clock = RAW_CLOCK_MONOTONIC, .kind = RAW_STREAM_FRAMEWORK,
 				     .pid = (int32_t)strtol(im->name, NULL, 10),
-				     .comm = "framework" };
+				     .comm = "framework", .disk_full = f->disk_full };
 	im->opened = raw_writer_open(&im->w, im->dirfd, "fwk.raw", &o) == 0 ? 1 : -1;
 	return im->opened > 0;
 }
@@ -94,7 +95,7 @@ static int stream_open(struct image *im)
 static void image_look(struct fw_ingest *f, struct image *im, const long *ks, long n)
 {
 	long ops = 0;
-	for (long i = 0; i < n && stream_open(im) && !im->w.broken; i++) {
+	for (long i = 0; i < n && stream_open(f, im) && !im->w.broken; i++) {
 		if (was_bad(im, ks[i]))
 			continue;
 		if (kineto_flush_into(im->dirfd, im->name, ks[i], &im->w, NULL, &ops) == 0) {
@@ -140,7 +141,8 @@ static void *ingest_main(void *arg)
 	return NULL;
 }
 
-int fw_ingest_start(struct fw_ingest **out, int raw_fd, uint32_t interval_ms)
+int fw_ingest_start(struct fw_ingest **out, int raw_fd, uint32_t interval_ms,
+		    uint64_t *disk_full)
 {
 	struct fw_ingest *f = calloc(1, sizeof *f);
 	if (!f)
@@ -151,6 +153,7 @@ int fw_ingest_start(struct fw_ingest **out, int raw_fd, uint32_t interval_ms)
 		return rc;
 	}
 	f->raw_fd = raw_fd;
+	f->disk_full = disk_full;
 	f->interval_ns = (uint64_t)interval_ms * 1000000u;
 	int rc = -pthread_create(&f->thread, NULL, ingest_main, f);
 	if (rc) {

@@ -17,8 +17,11 @@ struct fw_ingest;
  * one every 20 ms, ~700 KB each on a small MLP. */
 #define FW_INGEST_MS 500
 
-/* Looks into raw/ (raw_fd) every interval_ms. 0 or a negative errno. */
-int fw_ingest_start(struct fw_ingest **out, int raw_fd, uint32_t interval_ms);
+/* Looks into raw/ (raw_fd) every interval_ms; a full filesystem that
+ * stops a stream it writes is counted in *disk_full (NULL: not counted).
+ * 0 or a negative errno. */
+int fw_ingest_start(struct fw_ingest **out, int raw_fd, uint32_t interval_ms,
+		    uint64_t *disk_full);
 
 /* A last look, the streams closed, the thread gone. Returns the flushes
  * converted over the run. NULL: nothing. */

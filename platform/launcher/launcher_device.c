@@ -23,7 +23,7 @@ bool launcher_device_cuda(void)
 }
 
 void launcher_device_start(struct launcher_device *d, int run_fd, int launcher_fd,
-			   uint32_t interval_ms)
+			   uint32_t interval_ms, uint64_t *disk_full)
 {
 	d->nvml = NULL;
 #ifdef PROF_HAVE_CUDA
@@ -31,11 +31,11 @@ void launcher_device_start(struct launcher_device *d, int run_fd, int launcher_f
 			    O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (log_fd >= 0)
 		fchmod(log_fd, 0640);   /* past the umask, as every run file */
-	nvml_sampler_start(&d->nvml, launcher_fd, interval_ms, log_fd);
+	nvml_sampler_start(&d->nvml, launcher_fd, interval_ms, log_fd, disk_full);
 	if (log_fd >= 0)
 		close(log_fd);
 #else
-	(void)run_fd, (void)launcher_fd, (void)interval_ms;
+	(void)run_fd, (void)launcher_fd, (void)interval_ms, (void)disk_full;
 #endif
 }
 

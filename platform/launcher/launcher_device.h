@@ -21,9 +21,10 @@ struct launcher_device {
 /* Starts the samplers this machine supports, writing under `launcher_fd`
  * (raw/launcher/) and saying what started, or why not, in
  * logs/launcher-device.log under `run_fd`; a machine without a GPU simply
- * gets none. */
+ * gets none. A full filesystem that stops their streams is counted in
+ * *disk_full (NULL: not counted). */
 void launcher_device_start(struct launcher_device *d, int run_fd, int launcher_fd,
-			   uint32_t interval_ms);
+			   uint32_t interval_ms, uint64_t *disk_full);
 void launcher_device_stop(struct launcher_device *d);
 
 #endif

@@ -147,6 +147,7 @@ struct sampler {
 	int open_rc;
 	int dirfd;
 	uint64_t interval_ns;
+	uint64_t *disk_full;
 	struct raw_writer w;
 	struct sampler_state st;
 	uint64_t samples;
@@ -162,6 +163,7 @@ static int sampler_open_stream(struct sampler *s)
 		.tid = (int32_t)gettid(),
 		.ppid = (int32_t)getppid(),
 		.comm = "host sampler",
+		.disk_full = s->disk_full,
 	};
 	return raw_writer_open(&s->w, s->dirfd, SAMPLER_STREAM, &o);
 }
@@ -209,7 +211,7 @@ static void sampler_free(struct sampler *s)
 }
 
 int sampler_start(struct sampler **out, int dirfd, uint32_t interval_ms, pid_t root,
-		  uint32_t parts)
+		  uint32_t parts, uint64_t *disk_full)
 {
 	struct sampler *s = calloc(1, sizeof *s);
 	if (!s)
@@ -221,6 +223,7 @@ int sampler_start(struct sampler **out, int dirfd, uint32_t interval_ms, pid_t r
 	}
 	sem_init(&s->opened, 0, 0);
 	s->dirfd = dirfd;
+	s->disk_full = disk_full;
 	s->interval_ns = (uint64_t)interval_ms * 1000000u;
 	sampler_state_init(&s->st, root, parts);
 	int rc = -pthread_create(&s->thread, NULL, sampler_main, s);

@@ -69,10 +69,11 @@ size_t sampler_net_take(struct sampler_state *st, uint64_t now_ns, struct raw_ho
 struct sampler;
 
 /* Starts the thread sampling `parts` (RAW_HOST_*, SAMPLER_NET; not 0);
- * its stream is opened under `dirfd` before this returns. 0 or -errno
- * (the stream could not be created). */
+ * its stream is opened under `dirfd` before this returns, counted in
+ * *disk_full when a full filesystem stops it (raw_writer_opts; NULL: not
+ * counted). 0 or -errno (the stream could not be created). */
 int sampler_start(struct sampler **out, int dirfd, uint32_t interval_ms, pid_t root,
-		  uint32_t parts);
+		  uint32_t parts, uint64_t *disk_full);
 
 /* Stops the thread, closes its stream and frees it; returns the number of
  * samples written. NULL is accepted. */

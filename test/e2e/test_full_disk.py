@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import unittest
 
-from proftest import PROF, ProfTestCase, workload
+from proftest import PROF, PYTHON, ProfTestCase, workload
 
 N, THREADS = 60000, 3        # marks per thread; 4 threads: ~14 MB of raw data
 SIZE_MB, FILLER_MB = 16, 12  # about 4 MB left for the run
@@ -40,6 +40,24 @@ cp -a "$run_dir/PROFILER_OUTPUT" "$res/in_place"
 """ % (SIZE_MB, FILLER_MB)
 
 
+# Fills the filesystem, then waits without recording anything: only the
+# launcher's host sampler (every millisecond) still needs room.
+FILL_AND_WAIT = r"""
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o600)
+for size in (1 << 16, 4096):
+    try:
+        while True:
+            os.write(fd, b"\0" * size)
+    except OSError:
+        pass
+os.close(fd)
+print("filler: the disk is full", file=sys.stderr, flush=True)
+time.sleep(4)
+print("filler: exits", file=sys.stderr, flush=True)
+"""
+
+
 def marks(trace_path):
     with open(trace_path) as f:
         trace = json.load(f)
@@ -56,15 +74,15 @@ class FullDisk(ProfTestCase):
         with open(os.path.join(self.res, name)) as f:
             return f.read()
 
-    def run_full(self):
+    def run_full(self, args=None):
         if not shutil.which("unshare"):
             self.skipTest("no unshare(1): cannot mount a small filesystem")
         self.res = os.path.join(self.tmp, "res")
         mnt = os.path.join(self.tmp, "mnt")
         os.mkdir(self.res)
         os.mkdir(mnt)
-        args = ["--sampling-interval", "0", "--",
-                workload("tx_killme"), "fill", str(N), str(THREADS)]
+        args = args or ["--sampling-interval", "0", "--",
+                        workload("tx_killme"), "fill", str(N), str(THREADS)]
         env = dict(os.environ, PROF=PROF)
         p = subprocess.run(["unshare", "-rm", "sh", "-c", SCRIPT, "sh", mnt, self.res, *args],
                            capture_output=True, text=True, env=env, timeout=240)
@@ -122,6 +140,27 @@ class FullDisk(ProfTestCase):
         # In place, once the filler is gone: the same records.
         self.assertEqual(int(self.read("parse.rc")), 0, self.read("parse.err"))
         self.assertEqual(marks(os.path.join(self.res, "in_place", "trace_view.json")), got)
+
+    def test_launcher_stream_says_it_too(self):
+        # the program fills the disk and records nothing more: the host
+        # sampler's stream, the launcher's own, is the one that meets the
+        # full filesystem, and prof says so while the program runs
+        prog = os.path.join(self.tmp, "fill_and_wait.py")
+        with open(prog, "w") as f:
+            f.write(FILL_AND_WAIT)
+        mnt = os.path.join(self.tmp, "mnt")
+        self.run_full(["--sampling-interval", "1", "--activities", "", "--",
+                       PYTHON, prog, os.path.join(mnt, "more")])
+        run_dir = self.read("run_dir").strip()
+        err = self.read("run.err")
+        self.assertEqual(int(self.read("run.rc")), 0, err)
+        live = "prof: the filesystem holding %s is full (no space left on device)" % run_dir
+        self.assertEqual(err.count(live + ": streams stop recording"), 1, err)
+        self.assertLess(err.index("filler: the disk is full"), err.index(live), err)
+        self.assertLess(err.index(live), err.index("filler: exits\n"), err)
+        with open(os.path.join(self.res, "copy", "profiler_info.json")) as f:
+            end = json.load(f)["end_info"]
+        self.assertGreaterEqual(end["disk_full_streams"], 1, end)
 
 
 if __name__ == "__main__":

@@ -176,7 +176,7 @@ static void test_sampler(void)
 	/* No NVML: nothing starts, no stream, one line saying why. */
 	struct nvml_sampler *s = (struct nvml_sampler *)1;
 	setenv("PROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
-	CHECK(nvml_sampler_start(&s, dirfd, 100, logfd) == -ENOENT);
+	CHECK(nvml_sampler_start(&s, dirfd, 100, logfd, NULL) == -ENOENT);
 	CHECK(s == NULL);
 	CHECK(faccessat(dirfd, NVML_SAMPLER_STREAM, F_OK, 0) != 0);
 	CHECK(nvml_sampler_stop(NULL) == 0);
@@ -189,7 +189,7 @@ static void test_sampler(void)
 	snprintf(sub, sizeof sub, "%s/one", dir);
 	mkdir(sub, 0750);
 	int subfd = open(sub, O_RDONLY | O_DIRECTORY);
-	CHECK(nvml_sampler_start(&one, subfd, 100, logfd) == 0);
+	CHECK(nvml_sampler_start(&one, subfd, 100, logfd, NULL) == 0);
 	CHECK(nvml_sampler_stop(one) >= 1);
 	check_one(sub);
 	close(subfd);
@@ -198,7 +198,7 @@ static void test_sampler(void)
 	 * floor: 20 ms is asked for). */
 	setenv("PROF_NVML_LIBRARY", PROF_TEST_NVML_STUB, 1);
 	unsetenv("CUDA_VISIBLE_DEVICES");
-	CHECK(nvml_sampler_start(&s, dirfd, 20, logfd) == 0);
+	CHECK(nvml_sampler_start(&s, dirfd, 20, logfd, NULL) == 0);
 	struct timespec ts = { 0, 350 * 1000000L };
 	nanosleep(&ts, NULL);
 	uint64_t n = nvml_sampler_stop(s);

@@ -276,7 +276,7 @@ static void test_launcher_leaves_flushes_its_stream_cannot_take(void)
 	signal(SIGXFSZ, SIG_IGN);   /* a write past the limit fails with EFBIG instead */
 	CHECK(setrlimit(RLIMIT_FSIZE, &room) == 0);
 	struct fw_ingest *f = NULL;
-	CHECK(fw_ingest_start(&f, raw_fd, 10) == 0);
+	CHECK(fw_ingest_start(&f, raw_fd, 10, NULL) == 0);
 	uint64_t n = fw_ingest_stop(f);   /* its last look converts what is there */
 	CHECK(setrlimit(RLIMIT_FSIZE, &was) == 0);
 	CHECK(n == 0);

@@ -25,6 +25,7 @@ struct nvml_sampler {
 	unsigned n;                         /* devices the program sees */
 	unsigned order[NVML_MAX_DEVICES];   /* CUDA device k is NVML's order[k] */
 	struct raw_writer w;
+	uint64_t *disk_full;
 	uint64_t samples;
 };
 
@@ -56,6 +57,7 @@ static int nvml_open_stream(struct nvml_sampler *s, int dirfd)
 		.tid = (int32_t)gettid(),
 		.ppid = (int32_t)getppid(),
 		.comm = "nvml sampler",
+		.disk_full = s->disk_full,
 	};
 	return raw_writer_open(&s->w, dirfd, NVML_SAMPLER_STREAM, &o);
 }
@@ -142,7 +144,8 @@ static int nvml_run(struct nvml_sampler *s, int dirfd)
 	return rc;
 }
 
-int nvml_sampler_start(struct nvml_sampler **out, int dirfd, uint32_t interval_ms, int log_fd)
+int nvml_sampler_start(struct nvml_sampler **out, int dirfd, uint32_t interval_ms, int log_fd,
+		       uint64_t *disk_full)
 {
 	char why[256] = "";
 	struct nvml_sampler *s = calloc(1, sizeof *s);
@@ -150,6 +153,7 @@ int nvml_sampler_start(struct nvml_sampler **out, int dirfd, uint32_t interval_m
 	if (!s)
 		return -ENOMEM;
 	s->stop_fd[0] = s->stop_fd[1] = -1;
+	s->disk_full = disk_full;
 	uint32_t ms = interval_ms < NVML_SAMPLER_MIN_MS ? NVML_SAMPLER_MIN_MS : interval_ms;
 	s->interval_ns = (uint64_t)ms * 1000000u;
 	int rc = nvml_open(&s->nvml, NULL, why, sizeof why);

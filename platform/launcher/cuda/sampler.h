@@ -26,10 +26,12 @@ struct nvml_sampler;
 
 /* Opens NVML and the stream under `dirfd` and starts the thread, which
  * samples every max(interval_ms, NVML_SAMPLER_MIN_MS). One line saying
- * what happened goes to `log_fd` (-1: none). 0; -ENOENT when this machine
- * has no NVML (nothing started: the normal case without a GPU); another
- * -errno when NVML or the stream failed. */
-int nvml_sampler_start(struct nvml_sampler **out, int dirfd, uint32_t interval_ms, int log_fd);
+ * what happened goes to `log_fd` (-1: none); a full filesystem that stops
+ * the stream is counted in *disk_full (NULL: not counted). 0; -ENOENT when
+ * this machine has no NVML (nothing started: the normal case without a
+ * GPU); another -errno when NVML or the stream failed. */
+int nvml_sampler_start(struct nvml_sampler **out, int dirfd, uint32_t interval_ms, int log_fd,
+		       uint64_t *disk_full);
 
 /* Stops the thread, closes the stream and NVML; returns the samples
  * written. NULL is accepted. */
