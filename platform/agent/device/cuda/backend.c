@@ -636,7 +636,13 @@ static const char *cuda_nvtx_ops_blocked(void)
 	if (!domain_filter_keeps(&agent.domains, NULL))
 		return "setting: the default NVTX domain is left out (mstx_domain_include/exclude)";
 	const char *inj = getenv("NVTX_INJECTION64_PATH"), *slash = inj ? strrchr(inj, '/') : NULL;
-	if (!inj || strcmp(slash ? slash + 1 : inj, SELFPATH_AGENT_NAME) != 0)
+	/* unset: prof came after the program started (prof.profile in a
+	 * script), which `prof run` is the way around, not a fault to report
+	 * at every run */
+	if (!inj || !*inj)
+		return "setting: NVTX has no tool in this process (prof attached after it "
+		       "started; `prof run` gives NVTX to prof)";
+	if (strcmp(slash ? slash + 1 : inj, SELFPATH_AGENT_NAME) != 0)
 		return "NVTX_INJECTION64_PATH names another tool";
 	if (!cuda.api->InitializeInjectionNvtx2 || cuda.api->version == CUPTI_VERSION_13_0_0)
 		return "this CUPTI does not record NVTX";
