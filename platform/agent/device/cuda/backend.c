@@ -636,12 +636,11 @@ static const char *cuda_nvtx_ops_blocked(void)
 	if (!domain_filter_keeps(&agent.domains, NULL))
 		return "setting: the default NVTX domain is left out (mstx_domain_include/exclude)";
 	const char *inj = getenv("NVTX_INJECTION64_PATH"), *slash = inj ? strrchr(inj, '/') : NULL;
-	/* unset: prof came after the program started (prof.profile in a
-	 * script), which `prof run` is the way around, not a fault to report
-	 * at every run */
+	/* prof's launcher (and `prof session`, for a script's prof.profile)
+	 * sets it: unset, the program's environment lost it */
 	if (!inj || !*inj)
-		return "setting: NVTX has no tool in this process (prof attached after it "
-		       "started; `prof run` gives NVTX to prof)";
+		return "NVTX_INJECTION64_PATH is not set in this process (prof sets it for the "
+		       "program: did the program clear its environment?)";
 	if (strcmp(slash ? slash + 1 : inj, SELFPATH_AGENT_NAME) != 0)
 		return "NVTX_INJECTION64_PATH names another tool";
 	if (!cuda.api->InitializeInjectionNvtx2 || cuda.api->version == CUPTI_VERSION_13_0_0)
