@@ -6,6 +6,7 @@ sitecustomize's start-up behaviour. Needs no torch, so the 2.x paths are
 tested on a machine that has only 1.13 (or no torch at all)."""
 import functools
 import gc
+import itertools
 import os
 import subprocess
 import sys
@@ -363,6 +364,9 @@ class FakeAgent:
     def nvtx_ops_begin(self):
         return "setting: this agent has no CUDA backend"
 
+    def nvtx_ops_seen(self):
+        return None
+
     def fw_dir(self):
         return None
 
@@ -520,6 +524,8 @@ class NvtxOps(unittest.TestCase):
         self.agent = FakeAgent()
         self.why = None
         self.agent.nvtx_ops_begin = lambda: self.why
+        self.seen = itertools.count()                 # the agent's hook takes each range
+        self.agent.nvtx_ops_seen = lambda: next(self.seen)
         self.coll = Collector(self.prof, self.prof.empty, self.agent,
                               Guard("operators", self.agent.log), True)
 
@@ -695,6 +701,40 @@ class NvtxOps(unittest.TestCase):
         self.assertIn("cannot reach prof here (NVTX_INJECTION64_PATH names another tool)",
                       self.notices()[0])
         self.assertNotIn("setting:", "\n".join(self.agent.log))
+
+    def test_ranges_that_never_reach_prof_go_the_usual_way(self):
+        # the observer runs, but the agent takes none of its ranges (a torch
+        # whose ranges it does not know): after the first recorded step,
+        # torch's profiler, and the user hears it
+        os.environ.pop("PROF_OPS_NVTX")
+        self.setUp_again()
+        self.agent.nvtx_ops_seen = lambda: 7          # never more than at the start
+        REC = A.OPS | A.RECORDING
+        self.step(REC)
+        self.assertEqual(self.nvtx, [("enter", False)])
+        self.step(REC)                                # the first step ended: checked
+        self.assertEqual(self.nvtx, [("enter", False), ("exit", False)])
+        self.assertEqual(len(self.prof.started), 1)   # torch's profiler from here on
+        self.assertEqual(len(self.notices()), 1, self.agent.log)
+        self.assertIn("none of the first recorded step's reached prof", self.notices()[0])
+        for _ in range(12):
+            self.step(REC)
+        self.assertEqual(len(self.nvtx), 2)           # not tried again
+        self.assertEqual(len(self.notices()), 1)
+
+    def test_ranges_that_reach_prof_or_cannot_be_counted_stay(self):
+        for seen in (itertools.count(), iter([None] * 10)):
+            with self.subTest(seen=seen):
+                self.setUp_again()
+                self.agent.nvtx_ops_seen = lambda: next(seen)
+                REC = A.OPS | A.RECORDING
+                for _ in range(5):
+                    self.step(REC)
+                self.assertEqual(self.nvtx[-1], ("enter", False))
+                self.assertEqual(self.prof.started, [])
+                self.assertEqual(self.notices(), [])
+                self.step(0)
+                del self.nvtx[:]
 
     def test_zero_never(self):
         os.environ["PROF_OPS_NVTX"] = "0"

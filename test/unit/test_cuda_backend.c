@@ -39,6 +39,7 @@ extern const struct dev_backend dev_backend_cuda;
 int InitializeInjection(void);
 int InitializeInjectionNvtx2(void *);
 const char *prof_fw_nvtx_ops_begin(void);
+long long prof_fw_nvtx_ops_seen(void);
 
 /* ---- what backend.c needs from the agent, recorded ---- */
 
@@ -473,6 +474,7 @@ static void nvtx_calls(int *pushes, int *pops)
 static void test_nvtx(void)
 {
 	int pushes, pops, had = marks.n;
+	long long seen = prof_fw_nvtx_ops_seen();
 	nvtx_core[10] = (nvtx_fn)nvtx_init_push_w;
 	CHECK(InitializeInjectionNvtx2((void *)nvtx_export_table) == 1);
 	CHECK(fk.nvtx_arg() == (void *)nvtx_export_table);
@@ -499,6 +501,7 @@ static void test_nvtx(void)
 	CHECK_STR(hook.name[1], "aten::addmm");
 	CHECK_STR(hook.shapes[1], "[[8], [4, 8]]");
 	CHECK(hook.seq[1] == 13);
+	CHECK(prof_fw_nvtx_ops_seen() == seen + 2);   /* what the hooks' check reads */
 	/* the stand-in's records of the two ranges it got */
 	dev_backend_cuda.flush();
 	CHECK(marks.n == had + 2);
@@ -524,6 +527,7 @@ static void child_nvtx_via_cupti(void)
 	nvtx_pop();
 	nvtx_calls(&pushes, &pops);
 	CHECK(pushes == 1 && pops == 1 && hook.n == 0);
+	CHECK(prof_fw_nvtx_ops_seen() == -1);   /* CUPTI's records come later: not counted */
 	dev_backend_cuda.flush();
 	CHECK(ops.n == 1);
 	CHECK_STR(ops.name[0], "aten::mm");

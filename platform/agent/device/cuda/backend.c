@@ -662,6 +662,17 @@ __attribute__((visibility("default"))) const char *prof_fw_nvtx_ops_begin(void)
 	return why;
 }
 
+/* Operators the NVTX hook has written in this process, for the Python
+ * hooks' check, a step after they switched torch's NVTX observer on, that
+ * its ranges do reach prof (a torch whose ranges the hook does not know,
+ * an NVTX instance that began before prof was its tool); -1 when they
+ * come as CUPTI's records instead (PROF_NVTX_VIA_CUPTI), which arrive
+ * later. */
+__attribute__((visibility("default"))) long long prof_fw_nvtx_ops_seen(void)
+{
+	return cuda_nvtx_via_cupti() ? -1 : (long long)cuda_nvtx_hook_ops();
+}
+
 /* CUDA's injection entry (CUDA_INJECTION64_PATH), called once inside cuInit.
  * Non-zero means success; prof returns 1 even when it records nothing, so
  * the program never notices. */

@@ -112,6 +112,8 @@ class Agent:
         self._cupti_held = _optional(lib, "prof_fw_cupti_held", [], ctypes.c_int)
         # whether operators can come as torch's NVTX ranges (PROF_OPS_NVTX)
         self._nvtx_begin = _optional(lib, "prof_fw_nvtx_ops_begin", [], ctypes.c_char_p)
+        # ... and how many the agent has taken so far
+        self._nvtx_seen = _optional(lib, "prof_fw_nvtx_ops_seen", [], ctypes.c_longlong)
         # this process's stream directory
         self._dir_fd = _optional(lib, "prof_fw_dir_fd", [], ctypes.c_int)
         # torch's own flush files against --storage-limit
@@ -146,6 +148,12 @@ class Agent:
             return "setting: this agent has no CUDA backend"
         why = self._nvtx_begin()
         return None if why is None else why.decode("utf-8", "replace")
+
+    def nvtx_ops_seen(self):
+        """Operators taken from torch's NVTX ranges so far in this process;
+        None when the agent cannot tell now."""
+        n = self._nvtx_seen() if self._nvtx_seen is not None else -1
+        return None if n < 0 else n
 
     def fw_dir(self):
         """A path to this process's stream directory (raw/<pid>.<n>/), or

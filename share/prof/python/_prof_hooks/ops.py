@@ -158,6 +158,8 @@ class Collector:
         self.nvtx_ctx = None     # the running session is torch's NVTX observer's
         self._nvtx_waits = 0     # starts made the usual way while CUDA was not traced yet
         self._nvtx_detail_said = False
+        self._nvtx_base = None   # the agent's NVTX operators at the first NVTX start
+        self._nvtx_checked = False
         self.saves = 0
         self.saved_bytes = 0
 
@@ -245,6 +247,9 @@ class Collector:
                 self.agent.log("a step ended on another thread than the one collecting "
                                "operators; that thread's steps do not drive the collection")
             return
+        if self.nvtx_ctx is not None and not self._nvtx_checked and step_ended and \
+                self.recording:
+            self._nvtx_check()
         flags, windows = self.agent.state()
         rec = bool(flags & A.RECORDING)
         want = not self.aside and bool(flags & A.OPS) and bool(flags & (A.RECORDING | A.WARMUP))
@@ -350,7 +355,26 @@ class Collector:
         self.rec_steps = 0
         self.sync = None
         self.nvtx_ctx = ctx
+        if self._nvtx_base is None:
+            self._nvtx_base = self.agent.nvtx_ops_seen()
         return True
+
+    def _nvtx_check(self):
+        """The first recorded step through NVTX has ended: its operators
+        reached the agent, or torch's ranges do not reach prof here (a
+        torch whose ranges it does not know, an NVTX that began before prof
+        was its tool). Then torch's profiler from now on, said: only that
+        step's operators are lost."""
+        self._nvtx_checked = True
+        seen = self.agent.nvtx_ops_seen()
+        if seen is None or self._nvtx_base is None or seen > self._nvtx_base:
+            return
+        self.agent.log("notice: operators: none of the first recorded step's reached prof "
+                       "through torch's NVTX ranges; prof collects them through torch's "
+                       "profiler from the next step on (that step's are lost); "
+                       "PROF_OPS_NVTX=0 goes that way at once; tell us the torch version")
+        self._stop(send=False)
+        self.nvtx = False
 
     def _enter_nvtx(self):
         """torch's NVTX observer on, or None: it failed where it should
