@@ -180,7 +180,14 @@ static void run_usage(FILE *out)
 	fprintf(out, "\nMindSpore's keys, read from MS_PROFILER_OPTIONS='{\"start\": true, ...}':\n");
 	run_usage_seed(out, cfg_ms_key_docs());
 	fprintf(out, "\nA key that cannot act here as asked (\"note\" above; later-release keys)\n"
-		"is named on one line before the program starts.\n");
+		"is named on one line before the program starts.\n"
+		"\nEnvironment:\n"
+		"  PROF_OPS_NVTX=0|1  PyTorch operators: unset, through torch's NVTX ranges\n"
+		"                     on an NVIDIA GPU with torch 2.x when no stacks, shapes,\n"
+		"                     memory, modules or FLOPs are asked (cheaper), else\n"
+		"                     through torch's profiler; 0: torch's profiler always;\n"
+		"                     1: as unset, and the end of the run says why not\n"
+		"                     where the NVTX way did not apply\n");
 }
 
 static void run_fill_longopts(struct option *lo)

@@ -285,6 +285,7 @@ class ConfigErrors(LauncherCase):
             self.assertIn(opt, r.stdout)
         for key in ("output_path", "schedule.wait", "sampling_interval", "export_type"):
             self.assertIn(key, r.stdout)
+        self.assertIn("PROF_OPS_NVTX=0|1  PyTorch operators", r.stdout)
 
 
 class RunDirectory(LauncherCase):
