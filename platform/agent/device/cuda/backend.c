@@ -620,21 +620,24 @@ __attribute__((visibility("default"))) int prof_fw_cupti_held(void)
 
 /* Why torch's NVTX ranges of operators would not reach prof in this
  * process (NULL: they would). A reason the run's own settings give
- * starts with "setting: ": the hooks then go the usual way without a
- * word, where another (another NVTX tool, an old CUPTI) costs the user
- * the cheaper way and is said at the end of the run. */
+ * starts with NVTX_SETTING (ops.py's SETTING): the hooks then go the
+ * usual way without a word, where another (another NVTX tool, an old
+ * CUPTI) costs the user the cheaper way and is said at the end of the
+ * run. */
+#define NVTX_SETTING "setting: "
 static const char *cuda_nvtx_ops_blocked(void)
 {
 	if (!cuda_running())
 		return "CUDA is not traced in this process yet (device activity off, or CUDA "
 		       "not initialised)";
 	if (agent.tx_off)
-		return "setting: NVTX is not traced (msprof_tx false)";
+		return NVTX_SETTING "NVTX is not traced (msprof_tx false)";
 	if ((cuda.skip & (1ull << ((unsigned)CUPTI_ACTIVITY_KIND_MARKER & 63))) &&
 	    cuda_nvtx_via_cupti())
-		return "setting: NVTX is not traced (PROF_CUDA_SKIP_KINDS)";
+		return NVTX_SETTING "NVTX is not traced (PROF_CUDA_SKIP_KINDS)";
 	if (!domain_filter_keeps(&agent.domains, NULL))
-		return "setting: the default NVTX domain is left out (mstx_domain_include/exclude)";
+		return NVTX_SETTING "the default NVTX domain is left out "
+				    "(mstx_domain_include/exclude)";
 	const char *inj = getenv("NVTX_INJECTION64_PATH"), *slash = inj ? strrchr(inj, '/') : NULL;
 	/* prof's launcher (and `prof session`, for a script's prof.profile)
 	 * sets it: unset, the program's environment lost it */

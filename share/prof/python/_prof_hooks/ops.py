@@ -369,12 +369,11 @@ class Collector:
         seen = self.agent.nvtx_ops_seen()
         if seen is None or self._nvtx_base is None or seen > self._nvtx_base:
             return
-        self.agent.log("notice: operators: none of the first recorded step's reached prof "
-                       "through torch's NVTX ranges; prof collects them through torch's "
-                       "profiler from the next step on (that step's are lost); "
-                       "PROF_OPS_NVTX=0 goes that way at once; tell us the torch version")
+        self._nvtx_failed("none of the first recorded step's reached prof through torch's "
+                          "NVTX ranges",
+                          "through torch's profiler from the next step on (that step's are lost)",
+                          "; tell us the torch version")
         self._stop(send=False)
-        self.nvtx = False
 
     def _enter_nvtx(self):
         """torch's NVTX observer on, or None: it failed where it should
@@ -385,13 +384,18 @@ class Collector:
             ctx.__enter__()
             return ctx
         except Exception as ex:
-            self.nvtx = False
-            self.agent.log("notice: operators: torch's NVTX observer did not start (%s); prof "
-                           "collects them the usual way (torch's profiler); PROF_OPS_NVTX=0 "
-                           "goes that way at once" % ex)
+            self._nvtx_failed("torch's NVTX observer did not start (%s)" % ex,
+                              "the usual way (torch's profiler)")
             return None
         finally:
             aside.ours.on = False
+
+    def _nvtx_failed(self, what, how, more=""):
+        """The NVTX way failed where it should have worked: torch's profiler
+        from now on, and the user hears it."""
+        self.nvtx = False
+        self.agent.log("notice: operators: %s; prof collects them %s; PROF_OPS_NVTX=0 goes "
+                       "that way at once%s" % (what, how, more))
 
     def _nvtx_not_here(self, why):
         """The NVTX way does not apply: the usual way. The user hears why at
