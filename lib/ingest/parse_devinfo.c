@@ -12,23 +12,39 @@ static char *dup_str(const struct raw_cursor *c, uint32_t id)
 	return s ? strdup(s) : NULL;
 }
 
+/* Each field from the first record that has it: NVML knows no SM count,
+ * and a backend that came late may have no record of its own. */
+static void fill(struct out_dev_info *v, const struct raw_cursor *c, const struct raw_dev_info *in)
+{
+	if (!v->name)
+		v->name = dup_str(c, in->name_id);
+	if (!v->uuid)
+		v->uuid = dup_str(c, in->uuid_id);
+	if (!v->total_mem)
+		v->total_mem = in->total_mem_bytes;
+	if (!v->major && !v->minor)
+		v->major = in->compute_major, v->minor = in->compute_minor;
+	if (!v->sms)
+		v->sms = in->sm_count;
+}
+
 static int add(struct parse_devinfo *d, const struct raw_cursor *c, const struct raw_rec *r)
 {
 	struct raw_dev_info in;
 	memcpy(&in, r->payload, sizeof in);
 	uint64_t key = (uint64_t)in.vendor << 32 | in.device;
-	if (parse_idmap_pos(&d->at, key))
-		return 0;
-	struct out_dev_info *v = grow_room(d->v, d->n, &d->cap, sizeof *v);
-	if (!v)
-		return -ENOMEM;
-	d->v = v;
-	if (parse_idmap_put_pos(&d->at, key, d->n) != 0)
-		return -ENOMEM;
-	v[d->n++] = (struct out_dev_info){ .device = in.device, .vendor = in.vendor,
-		.name = dup_str(c, in.name_id), .uuid = dup_str(c, in.uuid_id),
-		.total_mem = in.total_mem_bytes, .major = in.compute_major,
-		.minor = in.compute_minor, .sms = in.sm_count };
+	size_t at = parse_idmap_pos(&d->at, key);
+	if (!at) {
+		struct out_dev_info *v = grow_room(d->v, d->n, &d->cap, sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		d->v = v;
+		if (parse_idmap_put_pos(&d->at, key, d->n) != 0)
+			return -ENOMEM;
+		v[d->n] = (struct out_dev_info){ .device = in.device, .vendor = in.vendor };
+		at = ++d->n;
+	}
+	fill(&d->v[at - 1], c, &in);
 	return 0;
 }
 
@@ -74,14 +90,18 @@ static int cmp(const void *pa, const void *pb)
 int parse_devinfo_scan(struct parse_stream *streams, size_t n, struct parse_devinfo *out)
 {
 	memset(out, 0, sizeof *out);
-	for (size_t i = 0; i < n; i++) {
-		uint32_t kind = streams[i].file.hdr.kind;
-		if (kind != RAW_STREAM_DEVICE && kind != RAW_STREAM_DEVICE_SAMPLES)
-			continue;
-		int rc = scan_one(&streams[i], out);
-		if (rc)
-			return rc;
-	}
+	/* the device backends' records first (CUPTI's, as Kineto's
+	 * properties: cudaDeviceProp's memory), the launcher's NVML ones for
+	 * what they lack */
+	static const uint32_t kinds[] = { RAW_STREAM_DEVICE, RAW_STREAM_DEVICE_SAMPLES };
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < n; i++) {
+			if (streams[i].file.hdr.kind != kinds[k])
+				continue;
+			int rc = scan_one(&streams[i], out);
+			if (rc)
+				return rc;
+		}
 	parse_idmap_free(&out->at);   /* the positions no longer hold */
 	if (out->n)
 		qsort(out->v, out->n, sizeof *out->v, cmp);

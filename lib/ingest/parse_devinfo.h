@@ -4,7 +4,8 @@
  * known before the merge: a quick pass over the device streams picks the
  * RAW_REC_DEV_INFO records out, over the chunks below the writer's bound
  * (raw_file_header.devinfo_chunks; every chunk of an older writer's file).
- * Memory: one entry per device; the first record of a device wins.
+ * Memory: one entry per device. Each of its fields comes from the first
+ * record that has it, the device backends' before the launcher's NVML.
  */
 #ifndef PROF_PARSE_DEVINFO_H
 #define PROF_PARSE_DEVINFO_H

@@ -635,6 +635,39 @@ static void test_devinfo_bound(void)
 	free(run);
 }
 
+/* A device's properties from two records: the agent's CUPTI one (SM
+ * count, cudaDeviceProp's memory, no name here) and the launcher's NVML
+ * one (name, its own memory figure, no SM count). Each field comes from
+ * the first record that has it, the agent's first: a record without an
+ * SM count must not make the trace say 0 SMs. */
+static void test_devinfo_merge(void)
+{
+	struct raw_writer w;
+	char *d, *run = dev_run("dev-merge", &w, &d);
+	struct raw_dev_info a = { .device = 0, .vendor = RAW_VENDOR_CUDA, .sm_count = 132,
+		.total_mem_bytes = 150109880320ull, .compute_major = 9 };
+	raw_writer_emit(&w, RAW_REC_DEV_INFO, T + 1, &a, sizeof a);
+	raw_writer_close(&w);
+	char *l = rg_path(run, "raw/launcher");
+	CHECK(rg_open(&w, l, "device.raw", 50, 50, RAW_STREAM_DEVICE_SAMPLES, RAW_CLOCK_MONOTONIC,
+		      "launcher") == 0);
+	struct raw_dev_info n = { .device = 0, .vendor = RAW_VENDOR_CUDA,
+		.name_id = rg_str(&w, "NVIDIA H200", T + 1), .total_mem_bytes = 150754820096ull,
+		.compute_major = 9 };
+	raw_writer_emit(&w, RAW_REC_DEV_INFO, T + 1, &n, sizeof n);
+	raw_writer_close(&w);
+	struct parsed p;
+	parse(run, &p);
+	CHECK(p.st == PARSE_OK && p.trace);
+	CHECK_CONTAINS(p.trace_text, "[\n    {\"id\":0,\"name\":\"NVIDIA H200\","
+		       "\"totalGlobalMem\":150109880320,\"computeMajor\":9,\"computeMinor\":0,"
+		       "\"numSms\":132}\n  ]");
+	parsed_free(&p);
+	free(l);
+	free(d);
+	free(run);
+}
+
 int main(void)
 {
 	B = raw_clock_ns(CLOCK_MONOTONIC);
@@ -647,5 +680,6 @@ int main(void)
 	test_devinfo_bound();
 	test_late_bound();
 	test_corr_growth();
+	test_devinfo_merge();
 	return unit_done();
 }
