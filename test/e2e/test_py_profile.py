@@ -191,6 +191,7 @@ class CudaAttach(ProfTestCase):
                 " prof.ProfilerActivity.CUDA]) as p:\n    p.step()\n"
                 "print(p._rt.run_dir)\n" % (fake, cuda))
         e = plain_python_env(PYDIR)
+        e["FAKE_CUPTI_DEVICE_MADE"] = "1"   # its DEVICE record went to no one
         p = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=e,
                            cwd=self.tmp, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -201,6 +202,11 @@ class CudaAttach(ProfTestCase):
                 log += f.read()
         self.assertIn("cuda: tracing with CUPTI", log)
         self.assertIn("libcupti-fake.so", log)
+        # the device's properties, which CUPTI gives a late subscriber only
+        # when asked (a real H200 said 0 SMs without)
+        with open(os.path.join(run_dir, "PROFILER_OUTPUT", "trace_view.json")) as f:
+            props = json.load(f).get("deviceProperties")
+        self.assertEqual([(d["name"], d["numSms"]) for d in props or []], [("Fake GPU", 132)])
 
 
 class Errors(ProfTestCase):

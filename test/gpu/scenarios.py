@@ -477,7 +477,13 @@ def main():
         with open(os.path.join(d, "PROFILER_OUTPUT", "trace_view.json")) as f:
             t = json.load(f)
         ev = t.get("traceEvents", [])
-        print("  deviceProperties: %s" % str(t.get("deviceProperties"))[:300])
+        props = t.get("deviceProperties") or []
+        print("  deviceProperties: %s" % str(props)[:300])
+        # CUPTI's DEVICE record; a backend that starts after CUDA's set-up
+        # (inscript) has it dumped, or the trace says 0 SMs
+        c.check(props and all(p.get("numSms", 0) > 0 for p in props),
+                "%s: device properties with their SM count" % name,
+                [(p.get("id"), p.get("numSms")) for p in props])
         try:
             check(c, d, ev, res)
         except Exception as e:  # one scenario's surprise must not hide the others

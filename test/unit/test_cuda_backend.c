@@ -37,6 +37,7 @@
 
 extern const struct dev_backend dev_backend_cuda;
 int InitializeInjection(void);
+int prof_cuda_attach(void);
 int InitializeInjectionNvtx2(void *);
 const char *prof_fw_nvtx_ops_begin(void);
 long long prof_fw_nvtx_ops_seen(void);
@@ -659,6 +660,22 @@ static void child_hold(void)
 	CHECK_CONTAINS(prof_fw_nvtx_ops_begin(), "CUDA is not traced in this process");
 }
 
+/* Attached after CUDA set up its device (prof.profile in a script that
+ * used the GPU first): the device's record, made before anyone listened,
+ * comes through the dump. Inside cuInit (test_start) there is no dump:
+ * the records come with the set-up. */
+static void child_late(void)
+{
+	setenv("FAKE_CUPTI_DEVICE_MADE", "1", 1);
+	load_fake();
+	CHECK(prof_cuda_attach() == 1 && start_rc == 0);
+	CHECK(prof_cuda_attach() == 1);   /* once, as the injection entry */
+	dev_backend_cuda.flush();
+	CHECK(infos.n == 1 && infos.v[0].sm_count == 132);
+	CHECK_STR(infos.uuid[0], "GPU-00000000-0000-0000-0000-000000000001");
+	dev_backend_cuda.stop();
+}
+
 static void child_old(void)
 {
 	setenv("FAKE_CUPTI_VERSION", "12", 1);
@@ -675,6 +692,8 @@ int main(void)
 	CHECK(in_child(child_pthread_ids));
 	CHECK(in_child(child_hold));
 	CHECK(in_child(child_nvtx_via_cupti));
+	CHECK(in_child(child_late));
+	setenv("FAKE_CUPTI_DEVICE_MADE", "1", 1);   /* a dump inside cuInit would bring a second */
 	load_fake();
 	test_start();
 	test_delivery();

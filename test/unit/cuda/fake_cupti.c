@@ -8,6 +8,10 @@
  *   FAKE_CUPTI_BUSY=1       cuptiSubscribe* fail with error 39
  *   FAKE_CUPTI_VERSION=N    cuptiGetVersion's answer (default 130001)
  *   FAKE_CUPTI_NO_TID_TYPE=1  cuptiSetThreadIdType fails (threads by pthread id)
+ *   FAKE_CUPTI_DEVICE_MADE=1  CUDA set up a device before the backend came
+ *                           ("Fake GPU", 132 SMs): its DEVICE record, emitted
+ *                           then to no one, comes through
+ *                           cuptiActivityEnableAndDump only, as CUPTI documents
  * NVTX as CUPTI takes it: InitializeInjectionNvtx2 fills an NVTX
  * instance's push and pop slots with functions that record MARKER
  * activity, start and end, as a real CUPTI does (all but RangePushW's).
@@ -140,6 +144,24 @@ EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind k)
 		return CUPTI_ERROR_INVALID_KIND;
 	fake.enabled[k] = 1;
 	return CUPTI_SUCCESS;
+}
+
+EXPORT void fake_cupti_push_any(const void *rec, size_t size);
+
+EXPORT CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind k)
+{
+	CUptiResult r = cuptiActivityEnable(k);
+	const char *made = getenv("FAKE_CUPTI_DEVICE_MADE");
+	if (r != CUPTI_SUCCESS || k != CUPTI_ACTIVITY_KIND_DEVICE || !made || *made != '1')
+		return r;
+	CUpti_ActivityDevice5 d;
+	memset(&d, 0, sizeof d);
+	d.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+	d.name = "Fake GPU", d.numMultiprocessors = 132, d.globalMemorySize = 80ull << 30;
+	d.computeCapabilityMajor = 9;
+	d.uuid.bytes[15] = 1;
+	fake_cupti_push_any(&d, sizeof d);
+	return r;
 }
 
 EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind k)

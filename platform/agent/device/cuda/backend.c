@@ -45,6 +45,7 @@ static struct {
 	pthread_mutex_t lock;
 	int state;                    /* enum cuda_state; read without the lock too */
 	int injected;                 /* InitializeInjection has run */
+	int late;                     /* ... called by prof_cuda_attach: CUDA was set up */
 	int paused;
 	int pid;
 	int64_t offset;               /* else: monotonic - CUPTI clock */
@@ -108,14 +109,27 @@ static uint64_t cuda_skip_kinds(void)
 	return mask;
 }
 
+/* One kind on; with `dump`, also the records of what exists already: a
+ * backend that starts after CUDA's set-up (prof.profile in a script that
+ * used the GPU before) gets no DEVICE or CONTEXT record otherwise, and its
+ * trace would say 0 SMs. Where this CUPTI lacks the dump, or refuses it
+ * (CUDA not set up yet: the records come at its set-up), plainly on. */
+static CUptiResult cuda_enable_kind(CUpti_ActivityKind k, int dump)
+{
+	if (dump && cuda.api->ActivityEnableAndDump &&
+	    cuda.api->ActivityEnableAndDump(k) == CUPTI_SUCCESS)
+		return CUPTI_SUCCESS;
+	return cuda.api->ActivityEnable(k);
+}
+
 /* A kind this CUPTI lacks is said once, not at every window. */
-static void cuda_enable(const CUpti_ActivityKind *k, size_t n)
+static void cuda_enable(const CUpti_ActivityKind *k, size_t n, int dump)
 {
 	static uint64_t said;
 	for (size_t i = 0; i < n; i++) {
 		if (cuda.skip & (1ull << ((unsigned)k[i] & 63)))
 			continue;
-		CUptiResult r = cuda.api->ActivityEnable(k[i]);
+		CUptiResult r = cuda_enable_kind(k[i], dump);
 		uint64_t bit = 1ull << ((unsigned)k[i] & 63);
 		if (r != CUPTI_SUCCESS && !(said & bit)) {
 			said |= bit;
@@ -139,7 +153,7 @@ static void cuda_block_noise(void)
 
 static void cuda_trace_on(void)
 {
-	cuda_enable(cuda_traced, CUDA_COUNT(cuda_traced));
+	cuda_enable(cuda_traced, CUDA_COUNT(cuda_traced), 0);
 	cuda_block_noise();
 }
 
@@ -379,7 +393,9 @@ static void cuda_after_fork(void);
 static void cuda_begin_tracing(void)
 {
 	static int hooks;
-	cuda_enable(cuda_always, CUDA_COUNT(cuda_always));
+	/* inside cuInit the records come with CUDA's set-up; attached after
+	 * it, only the dump brings them */
+	cuda_enable(cuda_always, CUDA_COUNT(cuda_always), cuda.late);
 	cuda.paused = 0;
 	cuda_trace_on();
 	cuda_window_mark(raw_clock_ns(CLOCK_MONOTONIC), true);
@@ -688,6 +704,15 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 	else
 		cuda_hold();
 	return 1;
+}
+
+/* The same, for a CUDA set up before the agent came (prof.profile in a
+ * script that used the GPU first: prof/_runtime.py calls it, as Kineto
+ * attaches CUPTI at run time). */
+__attribute__((visibility("default"))) int prof_cuda_attach(void)
+{
+	__atomic_store_n(&cuda.late, 1, __ATOMIC_RELEASE);
+	return InitializeInjection();
 }
 
 /* NVTX's injection entries (NVTX_INJECTION64_PATH), once per NVTX instance

@@ -100,6 +100,7 @@ static const struct { const char *name; size_t off; int required; } cupti_syms[]
 	{ "cuptiActivityEnableRuntimeApi", offsetof(struct cupti_api, ActivityEnableRuntimeApi), 0 },
 	{ "cuptiActivityEnableDriverApi", offsetof(struct cupti_api, ActivityEnableDriverApi), 0 },
 	{ "cuptiSetThreadIdType", offsetof(struct cupti_api, SetThreadIdType), 0 },
+	{ "cuptiActivityEnableAndDump", offsetof(struct cupti_api, ActivityEnableAndDump), 0 },
 	{ "InitializeInjectionNvtx2", offsetof(struct cupti_api, InitializeInjectionNvtx2), 0 },
 	{ "InitializeInjectionNvtx", offsetof(struct cupti_api, InitializeInjectionNvtx), 0 },
 	{ "InitializeInjectionNvtxExtension",

@@ -35,6 +35,7 @@ struct cupti_api {
 	__typeof__(cuptiActivityEnableRuntimeApi) *ActivityEnableRuntimeApi; /* 12.5 */
 	__typeof__(cuptiActivityEnableDriverApi) *ActivityEnableDriverApi;
 	__typeof__(cuptiSetThreadIdType) *SetThreadIdType;
+	__typeof__(cuptiActivityEnableAndDump) *ActivityEnableAndDump;
 	cupti_nvtx_init_fn InitializeInjectionNvtx2;   /* CUPTI as NVTX injection */
 	cupti_nvtx_init_fn InitializeInjectionNvtx;
 	cupti_nvtx_init_fn InitializeInjectionNvtxExtension;

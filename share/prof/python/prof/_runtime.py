@@ -288,7 +288,7 @@ def _attach_cuda(lib, env):
     attaches CUPTI at run time. The entry runs once whoever calls it."""
     if env.get("PROF_AGENT_DEVICE") != "1" or not env.get("CUDA_INJECTION64_PATH"):
         return False
-    entry = getattr(lib, "InitializeInjection", None)
+    entry = getattr(lib, "prof_cuda_attach", None)
     if entry is None or not _cuda_mapped():
         return False
     entry.restype = ctypes.c_int
