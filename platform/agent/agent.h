@@ -182,6 +182,13 @@ void agent_dev_update(void);
 void agent_dev_finish(void);
 void agent_dev_forget(void);
 
+/* Writes thread TID's name (/proc/self/task/TID/comm) into w; nothing
+ * when the thread has ended. System calls: never on a hot path. */
+void agent_thread_name_record(struct raw_writer *w, int tid, uint64_t ts);
+/* Does thread TID of this process image write a stream now (which names
+ * it)? Walks the thread list: not for a hot path. */
+int agent_thread_has_stream(int tid);
+
 /* This thread's stream, created on first use; NULL when it cannot be had
  * (agent inert, thread finished, no file). */
 struct agent_thread *agent_thread_slow(void);

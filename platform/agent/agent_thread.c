@@ -60,7 +60,7 @@ static int stream_close(struct agent_thread *t)
 	return 1;
 }
 
-static void name_record(struct raw_writer *w, int tid, uint64_t ts)
+void agent_thread_name_record(struct raw_writer *w, int tid, uint64_t ts)
 {
 	char name[RAW_NAME_MAX];
 	read_comm(tid, name, sizeof name);
@@ -92,7 +92,7 @@ static void on_thread_exit(void *arg)
 	if (!agent_enter(0))
 		return;   /* cannot be: destructors run outside prof's calls */
 	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == AGENT_T_OPEN)
-		name_record(&t->w, t->tid, agent_ticks());
+		agent_thread_name_record(&t->w, t->tid, agent_ticks());
 	if (stream_close(t))
 		say_uninterned(t);   /* else the finisher closed it, and said it */
 	/* The process's finisher may be writing the mark: it is quick. */
@@ -129,6 +129,15 @@ static int open_stream(struct agent_thread *t, const char *comm)
 	if (rc)
 		agent_log("thread %d: cannot open its raw stream: %s", t->tid, strerror(-rc));
 	return rc;
+}
+
+int agent_thread_has_stream(int tid)
+{
+	for (struct agent_thread *t = __atomic_load_n(&agent.threads, __ATOMIC_ACQUIRE); t;
+	     t = t->next)
+		if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == AGENT_T_OPEN && t->tid == tid)
+			return 1;
+	return 0;
 }
 
 /* A finished thread's structure, taken (SETUP), or NULL. */
@@ -309,7 +318,7 @@ void agent_threads_finish(int async_safe)
 	     t = t->next) {
 		if (!async_safe && self &&
 		    __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == AGENT_T_OPEN)
-			name_record(&self->w, t->tid, agent_ticks());
+			agent_thread_name_record(&self->w, t->tid, agent_ticks());
 		int closed_here = t != self && stream_close(t);
 		if (!async_safe && (t == self || closed_here))
 			say_uninterned(t);

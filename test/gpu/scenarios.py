@@ -187,6 +187,13 @@ def common_checks(c, d, ev, steps, main_pid=None):
                                   if e.get("cat") == "user_annotation" and e.get("ph") == "X")
     print("  [info] runtime tids %s; cpu_op tids %s; annotation tids %s" % (
         rt_tids.most_common(4), op_tids.most_common(4), nv_tids.most_common(4)))
+    # torch's autograd and pin-memory threads make CUDA calls and may
+    # record nothing else: the device stream names them
+    thread_names = {(e["pid"], e["tid"]): e.get("args", {}).get("name", "") for e in ev
+                    if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    bare = [k for k in rt_tids if not thread_names.get(k, "").endswith(")")]
+    c.check(not bare, "threads with CUDA calls named",
+            [(k, thread_names.get(k)) for k in bare][:4])
     return kernels
 
 

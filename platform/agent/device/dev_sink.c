@@ -21,6 +21,8 @@ static struct {
 	struct raw_writer w;
 	int failed;              /* the open failed once: not retried per record */
 	int finished;            /* closed at exit: later deliveries are dropped */
+	int32_t named[64];       /* threads this stream has seen (sink_name_thread) */
+	unsigned nnamed;
 } sink = { .lock = PTHREAD_MUTEX_INITIALIZER, .w = { .fd = -1 } };
 
 void dev_sink_lock(void)
@@ -74,11 +76,33 @@ int dev_sink_activity(uint64_t start_ns, const struct raw_dev_activity *a, const
 	return raw_writer_emit(w, RAW_REC_DEV_ACTIVITY, start_ns, &r, len);
 }
 
+/* A thread that calls the device's API but records nothing else has no
+ * stream of its own to carry its name (torch's autograd and pin-memory
+ * threads): the device stream names it, the first time it calls, while
+ * it still runs. The last one seen is checked first: calls come in runs. */
+static void sink_name_thread(struct raw_writer *w, int32_t tid, uint64_t ts)
+{
+	if (tid <= 0 || (sink.nnamed && sink.named[sink.nnamed - 1] == tid))
+		return;
+	for (unsigned i = 0; i < sink.nnamed; i++)
+		if (sink.named[i] == tid) {
+			sink.named[i] = sink.named[sink.nnamed - 1];
+			sink.named[sink.nnamed - 1] = tid;
+			return;
+		}
+	if (sink.nnamed == sizeof sink.named / sizeof sink.named[0])
+		return;
+	sink.named[sink.nnamed++] = tid;
+	if (!agent_thread_has_stream(tid))
+		agent_thread_name_record(w, tid, ts);
+}
+
 int dev_sink_api(uint64_t start_ns, const struct raw_dev_api *a, const char *name)
 {
 	struct raw_writer *w = sink_writer();
 	if (!w)
 		return -1;
+	sink_name_thread(w, a->tid, start_ns);
 	struct raw_dev_api r = *a;
 	r.name_id = intern_opt(w, name, start_ns);
 	return raw_writer_emit(w, RAW_REC_DEV_API, start_ns, &r, sizeof r);
@@ -175,5 +199,6 @@ void dev_sink_forget(void)
 	raw_writer_forget(&sink.w);
 	sink.failed = 0;
 	sink.finished = 0;
+	sink.nnamed = 0;
 	pthread_mutex_init(&sink.lock, NULL);
 }

@@ -80,6 +80,10 @@ class FakeCudaTest(ProfTestCase):
         # the driver launches came from another thread: its own OS tid
         main_tid = events(t, "X", "cuda_runtime", "cudaLaunchKernel")[0]["tid"]
         self.assertTrue(all(e["tid"] != main_tid for e in driver))
+        # a thread that records nothing but CUDA calls, named by the device stream
+        names = {(e["pid"], e["tid"]): e["args"]["name"] for e in t["traceEvents"]
+                 if e.get("ph") == "M" and e.get("name") == "thread_name"}
+        self.assertIn("fake_launcher", names.get((driver[0]["pid"], driver[0]["tid"]), ""), names)
 
         starts = {e["id"] for e in events(t, "s", "ac2g")}
         ends = {e["id"] for e in events(t, "f", "ac2g")}
