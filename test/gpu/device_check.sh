@@ -25,14 +25,14 @@ R=$OUT/report.txt
 } >"$R" 2>&1
 
 pids=""
-for s in loop compile graphs userprof streams amp inscript saved nvtx; do
+for s in loop compile graphs userprof streams amp ddp inscript saved nvtx; do
 	timeout 130 "$PY" "$HERE/scenarios.py" --prof "$PROF" --python "$PY" \
 		--out "$WORK/scen" --only $s >"$WORK/scen-$s.txt" 2>&1 &
 	pids="$pids $!"
 done
 wait $pids
 date >>"$R"
-for s in loop compile graphs userprof streams amp inscript saved nvtx; do echo "== scenario $s"; cat "$WORK/scen-$s.txt"; done >>"$R"
+for s in loop compile graphs userprof streams amp ddp inscript saved nvtx; do echo "== scenario $s"; cat "$WORK/scen-$s.txt"; done >>"$R"
 {
 	echo "== prof stats (loop)"
 	d=$(ls -d "$WORK"/scen/loop/*_prof | head -1)
@@ -72,7 +72,7 @@ pack() { # NAME DIR...
 		echo "$name: raw/ left out (too large)" >>"$R"
 	fi
 }
-(cd "$WORK" && pack scen scen/loop scen/graphs scen/userprof scen/streams scen/amp scen/inscript scen/saved scen/nvtx)
+(cd "$WORK" && pack scen scen/loop scen/graphs scen/userprof scen/streams scen/amp scen/ddp scen/inscript scen/saved scen/nvtx)
 (cd "$WORK" && pack compile scen/compile)
 (cd "$WORK" && pack over $(ls -d over/*-1 2>/dev/null))
 date >>"$R"; ls -la "$OUT" >>"$R"

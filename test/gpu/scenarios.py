@@ -348,6 +348,38 @@ def scenario_amp(c, d, ev, res):
     ops_through_nvtx(c, d, "amp")
 
 
+def scenario_ddp(c, d, ev, res):
+    """DDP over NCCL under torchrun, one rank: the rank's process records,
+    torchrun's does not; NCCL's collectives among its operators."""
+    steps = res["steps"] if res else 20
+    common_checks(c, d, ev, steps)
+    names = {e["pid"]: e["args"]["name"] for e in ev
+             if e.get("ph") == "M" and e.get("name") == "process_name"}
+    rank = [p for p, n in names.items() if "torch2.py ddp" in n and "distributed.run" not in n]
+    launcher = [p for p, n in names.items() if "torch.distributed.run" in n]
+    c.check(len(rank) == 1, "ddp: the rank's process in the trace", names)
+    ops = collections.Counter(e["name"] for e in ev if e.get("cat") == "cpu_op"
+                              and e.get("ph") == "X" and e.get("pid") in rank)
+    c.check(ops["c10d::allreduce_"] >= steps, "ddp: c10d::allreduce_ among the operators",
+            ops["c10d::allreduce_"])
+    c.check(not [e for e in ev if e.get("cat") == "cpu_op" and e.get("pid") in launcher],
+            "ddp: torchrun's own process records no operators", launcher)
+    with open(os.path.join(d, "PROFILER_OUTPUT", "trace_view.json")) as f:
+        dist = json.load(f).get("distributedInfo")
+    c.check(dist == {"rank": 0}, "ddp: distributedInfo", dist)
+    nccl = collections.Counter(e["name"].split("(")[0] for e in ev
+                               if e.get("cat") == "kernel" and "nccl" in e.get("name", "").lower())
+    print("  [info] ddp: NCCL %s, its kernels (one rank: maybe none) %s" % (
+        (res or {}).get("nccl"), nccl.most_common(4)))
+    comm = os.path.join(d, "PROFILER_OUTPUT", "communication.json")
+    if os.path.exists(comm):
+        with open(comm) as f:
+            steps_seen = json.load(f)
+        print("  [info] ddp: communication.json steps %d, first %s" % (
+            len(steps_seen), str(next(iter(steps_seen.values()), None))[:300]))
+    ops_through_nvtx(c, d, "ddp")
+
+
 def scenario_inscript(c, d, ev, res):
     """A window result of prof.profile in a plain python (no prof run)."""
     c.check(res is not None and res.get("steps", 0) >= 5, "the script ran", res)
@@ -424,6 +456,7 @@ SCENARIOS = {
     "streams": (["streams", "--steps", "20"],
                 ["--profile-memory", "--with-modules", "--with-flops"], 90, scenario_streams),
     "amp": (["amp", "--steps", "12"], [], 60, scenario_amp),
+    "ddp": (["ddp", "--steps", "20"], [], 90, scenario_ddp),
     # flags None: a plain python, no prof run
     "inscript": (["inscript", "--steps", "8"], None, 90, scenario_inscript),
     # the loop, torch writing its flushes itself (shapes included)
@@ -432,6 +465,9 @@ SCENARIOS = {
     "nvtx": (["loop", "--steps", "30"], [], 90, scenario_nvtx),
 }
 SCENARIO_ENV = {"saved": {"PROF_OPS_KINETO_SAVE": "1"}}
+# between the python and the script: torchrun, one rank (the lease's one GPU)
+SCENARIO_LAUNCH = {"ddp": ["-m", "torch.distributed.run", "--nproc_per_node", "1",
+                           "--master_port", "29517"]}
 
 
 def main():
@@ -455,7 +491,8 @@ def main():
             cmd = [args.python, SCRIPT] + wl + ["--out", out]
         else:
             env = dict(os.environ, **SCENARIO_ENV.get(name, {}))
-            cmd = [args.prof, "run", "-o", out] + flags + ["--", args.python, SCRIPT] + wl
+            cmd = [args.prof, "run", "-o", out] + flags + ["--", args.python] + \
+                SCENARIO_LAUNCH.get(name, []) + [SCRIPT] + wl
         print("== %s: %s" % (name, " ".join(cmd)), flush=True)
         rc, so, se, res, secs = run(cmd, limit, env)
         print("  rc=%s in %.1f s; RESULT %s" % (rc, secs, res))

@@ -21,6 +21,11 @@ outputs with it) and exits 0.
   amp       fp16 autocast with a GradScaler whose initial scale overflows:
             its first updates are skipped (no optimizer.step()), and
             every iteration must still end a step
+  ddp       DistributedDataParallel over NCCL as torchrun starts it
+            (`python3 -m torch.distributed.run --nproc_per_node 1`: a
+            lease has one GPU, and NCCL takes one rank per device): NCCL's
+            set-up and threads under prof, DDP's gradient buckets, one
+            all_reduce of the loss a step
   inscript  no prof run: CUDA initialised first, then prof.profile
             (CPU + CUDA, a schedule, tensorboard_trace_handler(--out)) in
             the script, as torch_npu users write it (PYTHONPATH must hold
@@ -31,6 +36,7 @@ outputs with it) and exits 0.
 import argparse
 import ctypes
 import json
+import os
 import statistics
 import sys
 import time
@@ -251,6 +257,35 @@ def amp(args):
             "skipped": int(skipped), "loss": float(loss.item())}
 
 
+def ddp(args):
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+    torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+    dist.init_process_group("nccl")
+    dev = torch.device("cuda", torch.cuda.current_device())
+    torch.manual_seed(0)
+    model = DistributedDataParallel(mlp().to(dev), device_ids=[dev.index])
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(256, 512, device=dev)
+    y = torch.randint(0, 10, (256,), device=dev)
+    times = []
+    for _ in range(args.steps):
+        t0 = time.perf_counter()
+        loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        metric = loss.detach().clone()
+        dist.all_reduce(metric)
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - t0) * 1e3)
+    res = {"median_step_ms": statistics.median(times), "steps": len(times),
+           "loss": float(metric.item()), "rank": dist.get_rank(),
+           "world": dist.get_world_size(), "nccl": ".".join(map(str, torch.cuda.nccl.version()))}
+    dist.destroy_process_group()
+    return res
+
+
 def inscript(args):
     """prof.profile in the script, CUDA already initialised (the agent
     attaches to it), one window of 3 steps written by the handler."""
@@ -268,7 +303,7 @@ def inscript(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("mode", choices=("loop", "compile", "graphs", "userprof", "streams",
-                                     "amp", "inscript"))
+                                     "amp", "ddp", "inscript"))
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--trace", default="torch_trace.json")
     ap.add_argument("--out", default="prof_result", help="inscript: the handler's directory")
@@ -277,7 +312,7 @@ def main():
         print("torch2.py: no CUDA device", file=sys.stderr)
         return 2
     fn = {"loop": loop, "compile": compiled, "graphs": graphs, "userprof": userprof,
-          "streams": streams, "amp": amp, "inscript": inscript}[args.mode]
+          "streams": streams, "amp": amp, "ddp": ddp, "inscript": inscript}[args.mode]
     res = fn(args)
     res.update({"mode": args.mode, "device": torch.cuda.get_device_name(0),
                 "torch": torch.__version__, "cuda": torch.version.cuda})
