@@ -65,6 +65,8 @@ static void test_blocklist(void)
 	CHECK(cuda_api_blocked(RAW_API_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020));
 	CHECK(cuda_api_blocked(RAW_API_RUNTIME,
 			       CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000));
+	CHECK(cuda_api_blocked(RAW_API_RUNTIME,
+			       CUPTI_RUNTIME_TRACE_CBID_cudaThreadExchangeStreamCaptureMode_v10010));
 	CHECK(cuda_api_blocked(RAW_API_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent));
 	CHECK(cuda_api_blocked(RAW_API_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2));
 	/* one per launch and one per error check under torch 2.11 (an H100) */
