@@ -23,6 +23,7 @@ static struct {
 	int finished;            /* closed at exit: later deliveries are dropped */
 	int32_t named[64];       /* threads this stream has seen (sink_name_thread) */
 	unsigned nnamed;
+	int32_t last;            /* the thread of the last API call */
 } sink = { .lock = PTHREAD_MUTEX_INITIALIZER, .w = { .fd = -1 } };
 
 void dev_sink_lock(void)
@@ -82,14 +83,12 @@ int dev_sink_activity(uint64_t start_ns, const struct raw_dev_activity *a, const
  * it still runs. The last one seen is checked first: calls come in runs. */
 static void sink_name_thread(struct raw_writer *w, int32_t tid, uint64_t ts)
 {
-	if (tid <= 0 || (sink.nnamed && sink.named[sink.nnamed - 1] == tid))
+	if (tid <= 0 || tid == sink.last)
 		return;
+	sink.last = tid;
 	for (unsigned i = 0; i < sink.nnamed; i++)
-		if (sink.named[i] == tid) {
-			sink.named[i] = sink.named[sink.nnamed - 1];
-			sink.named[sink.nnamed - 1] = tid;
+		if (sink.named[i] == tid)
 			return;
-		}
 	if (sink.nnamed == sizeof sink.named / sizeof sink.named[0])
 		return;
 	sink.named[sink.nnamed++] = tid;
@@ -200,5 +199,6 @@ void dev_sink_forget(void)
 	sink.failed = 0;
 	sink.finished = 0;
 	sink.nnamed = 0;
+	sink.last = 0;
 	pthread_mutex_init(&sink.lock, NULL);
 }

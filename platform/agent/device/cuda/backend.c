@@ -711,7 +711,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
  * attaches CUPTI at run time). */
 __attribute__((visibility("default"))) int prof_cuda_attach(void)
 {
-	__atomic_store_n(&cuda.late, 1, __ATOMIC_RELEASE);
+	cuda.late = 1;   /* read by this thread's start, under InitializeInjection */
 	return InitializeInjection();
 }
 
